@@ -1,0 +1,34 @@
+#include "gpu/devices.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include "gpu/cuda_check.hpp"
+
+namespace rmgsort {
+
+int cuda_device_count() {
+  int count = 0;
+  const cudaError_t status = cudaGetDeviceCount(&count);
+  if (status == cudaErrorNoDevice || status == cudaErrorInsufficientDriver) {
+    (void)cudaGetLastError();  // clear the sticky-free "no device" state; it is an answer, not a fault
+    return 0;
+  }
+  RMGSORT_CUDA_TRY(status);
+  return count;
+}
+
+GpuInfo gpu_info(int ordinal) {
+  GpuInfo info;
+  info.ordinal = ordinal;
+  cudaDeviceProp properties{};
+  RMGSORT_CUDA_TRY(cudaGetDeviceProperties(&properties, ordinal));
+  info.name = properties.name;
+  RMGSORT_CUDA_TRY(cudaSetDevice(ordinal));
+  std::size_t free = 0, total = 0;
+  RMGSORT_CUDA_TRY(cudaMemGetInfo(&free, &total));
+  info.free_memory = free;
+  info.total_memory = total;
+  return info;
+}
+
+}  // namespace rmgsort

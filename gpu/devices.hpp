@@ -1,0 +1,24 @@
+// CUDA devices present on this machine.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace rmgsort {
+
+struct GpuInfo {
+  int ordinal = 0;
+  std::string name;
+  std::uint64_t total_memory = 0;
+  std::uint64_t free_memory = 0;
+};
+
+// Number of CUDA devices; 0 where there is no driver or no device (the CPU then sorts). Any other
+// CUDA failure is an Error.
+[[nodiscard]] int cuda_device_count();
+
+// Name and memory of one device (creates its context).
+[[nodiscard]] GpuInfo gpu_info(int ordinal);
+
+}  // namespace rmgsort

@@ -1,0 +1,29 @@
+// Runs on the device machine (label "gpu"); exits 77 where there is no CUDA device.
+#include "gpu/devices.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+namespace rmgsort {
+namespace {
+
+TEST(DevicesTest, EveryDeviceReportsANameAndMemory) {
+  const int count = cuda_device_count();
+  ASSERT_GT(count, 0);
+  for (int ordinal = 0; ordinal < count; ++ordinal) {
+    const GpuInfo info = gpu_info(ordinal);
+    EXPECT_FALSE(info.name.empty());
+    EXPECT_GT(info.total_memory, 0u);
+    EXPECT_LE(info.free_memory, info.total_memory);
+  }
+}
+
+}  // namespace
+}  // namespace rmgsort
+
+int main(int argc, char** argv) {
+  if (rmgsort::cuda_device_count() == 0) return 77;  // ctest: skipped
+  ::testing::InitGoogleTest(&argc, argv);
+  return RUN_ALL_TESTS();
+}
