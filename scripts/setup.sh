@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs what rmgsort needs to build and test, if missing (Debian/Ubuntu; idempotent and
+# non-interactive). The CUDA toolkit (nvcc) is expected at /usr/local/cuda or on PATH.
+set -euo pipefail
+
+packages=(cmake ninja-build g++ pkg-config libtbb-dev liburing-dev libnuma-dev libcli11-dev libgtest-dev)
+missing=()
+for package in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+
+if ((${#missing[@]} > 0)); then
+  echo "setup: installing ${missing[*]}"
+  sudo_cmd=()
+  if [[ $(id -u) -ne 0 ]]; then
+    command -v sudo >/dev/null || { echo "setup: need root or sudo to install ${missing[*]}" >&2; exit 2; }
+    sudo_cmd=(sudo)
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo_cmd[@]}" apt-get update -qq
+  "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if ! command -v nvcc >/dev/null && [[ ! -x /usr/local/cuda/bin/nvcc ]]; then
+  echo "setup: nvcc (the CUDA toolkit) was not found on PATH or in /usr/local/cuda/bin; install it first" >&2
+  exit 2
+fi
