@@ -1,0 +1,179 @@
+// The command line: CLI11 definitions of the three subcommands, conversion of their text options,
+// and the one place where exceptions become messages and exit codes.
+#include <CLI/CLI.hpp>
+#include <tbb/global_control.h>
+
+#include <charconv>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <memory>
+#include <new>
+
+#include "app/commands.hpp"
+#include "app/size_parse.hpp"
+#include "io/cleanup.hpp"
+#include "io/error.hpp"
+
+namespace rmgsort {
+namespace {
+
+constexpr const char* kExitCodesHelp =
+    "Exit codes: 0 success; 1 check or --verify found disorder or a mismatch; 2 usage, input, I/O, memory "
+    "or device error.";
+
+constexpr const char* kTypeHelp = "Key type: u32 u64 i32 i64 f32 f64 (raw little-endian, no header)";
+
+KeyType key_type_option(const std::string& text) {
+  if (auto type = parse_key_type(text)) return *type;
+  throw Error("--type: unknown key type '" + text + "' (expected one of u32 u64 i32 i64 f32 f64)");
+}
+
+std::uint64_t seed_option(const std::string& text) {
+  std::uint64_t seed = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), seed);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size())
+    throw Error("--seed: '" + text + "' is not a whole number from 0 to 18446744073709551615");
+  return seed;
+}
+
+ProgressMode progress_option(const std::string& text) {
+  if (text == "auto") return ProgressMode::automatic;
+  if (text == "always") return ProgressMode::always;
+  if (text == "never") return ProgressMode::never;
+  throw Error("--progress: unknown mode '" + text + "' (expected auto, always or never)");
+}
+
+// Text of the options whose conversion may fail with our own messages (CLI11 only collects them).
+struct RawOptions {
+  std::string type, host_memory, gpu_memory, progress = "auto", count, size, distribution = "uniform", seed = "1";
+};
+
+void add_sort_command(CLI::App& app, SortOptions& sort, RawOptions& raw) {
+  CLI::App* cmd = app.add_subcommand("sort", "Sort a file of keys (on every selected GPU, else on the CPU)");
+  cmd->footer(kExitCodesHelp);
+  cmd->add_option("INPUT", sort.input, "Input file; - reads standard input")->capture_default_str();
+  cmd->add_option("-o,--output", sort.output,
+                  "Output file; - writes standard output (refused when it is a terminal). May name the input.")
+      ->capture_default_str();
+  cmd->add_option("-t,--type", raw.type, kTypeHelp)->required();
+  cmd->add_flag_function(
+      "-r,--descending", [&sort](std::int64_t) { sort.order = SortOrder::descending; },
+      "Largest first (NaNs stay last)");
+  cmd->add_option("--gpus", sort.gpus, "GPUs to sort on: all, none, or a list such as 0,1,3")->capture_default_str();
+  cmd->add_option("--host-memory", raw.host_memory,
+                  "Host memory rmgsort may use, e.g. 48G (default: 75% of physical memory)");
+  cmd->add_option("--gpu-memory", raw.gpu_memory, "Device memory to use per GPU, e.g. 8G (default: free minus a margin)");
+  cmd->add_option("-T,--temp-dir", sort.temp_dir, "Directory for temporary spill files (default: $TMPDIR or /tmp)");
+  cmd->add_option("--threads", sort.threads, "CPU threads (default: every core)")->check(CLI::Range(1u, 4096u));
+  cmd->add_option("--stats", sort.stats, "Write one JSON object of statistics to FILE, or - for standard output");
+  cmd->add_option("--progress", raw.progress, "Progress on standard error: auto (when it is a terminal), always, never")
+      ->capture_default_str();
+  cmd->add_flag("--verify", sort.verify,
+                "Check order and that the output is a permutation of the input before committing it");
+}
+
+void add_generate_command(CLI::App& app, GenerateOptions& generate, RawOptions& raw) {
+  CLI::App* cmd = app.add_subcommand("generate", "Generate a file of keys");
+  cmd->footer(std::string(distribution_help()) + "\n" + kExitCodesHelp);
+  cmd->add_option("-o,--output", generate.output, "Output file; - writes standard output")->required();
+  cmd->add_option("-t,--type", raw.type, kTypeHelp)->required();
+  auto* count = cmd->add_option("--count", raw.count, "Number of keys; suffixes k, M, G are powers of 1000 (4G = 4e9)");
+  auto* size = cmd->add_option("--size", raw.size, "Size in bytes; suffixes K, M, G, T are powers of 1024");
+  count->excludes(size);
+  size->excludes(count);
+  cmd->add_option("--dist", raw.distribution, "Distribution (see below)")->capture_default_str();
+  cmd->add_option("--seed", raw.seed, "Seed (0 to 2^64-1); the same seed gives the same keys on any machine")
+      ->capture_default_str();
+  cmd->add_option("--threads", generate.threads, "CPU threads (default: every core)")->check(CLI::Range(1u, 4096u));
+  cmd->add_option("--progress", raw.progress, "Progress on standard error: auto, always, never")->capture_default_str();
+}
+
+void add_check_command(CLI::App& app, CheckOptions& check, RawOptions& raw) {
+  CLI::App* cmd = app.add_subcommand(
+      "check", "Check that FILE is sorted (and, with --input, a permutation of ORIGINAL); prints one summary line");
+  cmd->footer("Exit codes: 0 sorted (and a permutation); 1 not; 2 usage, input or I/O error.");
+  cmd->add_option("FILE", check.file, "File to check; - reads standard input")->required();
+  cmd->add_option("-t,--type", raw.type, kTypeHelp)->required();
+  cmd->add_option("--input", check.original, "The unsorted original: also check that FILE is a permutation of it");
+  cmd->add_flag_function(
+      "-r,--descending", [&check](std::int64_t) { check.order = SortOrder::descending; },
+      "Expect largest first (NaNs last)");
+}
+
+// Runs `body` with oneTBB limited to `threads` (0: no limit).
+template <class F>
+int with_threads(unsigned threads, F&& body) {
+  std::unique_ptr<tbb::global_control> limit;
+  if (threads > 0) limit = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism, threads);
+  return body();
+}
+
+int dispatch(int argc, char** argv) {
+  CLI::App app{"rmgsort: sorts binary files of fixed-width keys on every GPU of the machine, or on the CPU"};
+  app.set_version_flag("--version", "rmgsort " RMGSORT_VERSION);
+  app.require_subcommand(1);
+  app.footer(kExitCodesHelp);
+  SortOptions sort;
+  GenerateOptions generate;
+  CheckOptions check;
+  RawOptions raw;
+  add_sort_command(app, sort, raw);
+  add_generate_command(app, generate, raw);
+  add_check_command(app, check, raw);
+
+  // CLI11 would only say "A subcommand is required" for `rmgsort shuffle`: name the word instead.
+  const auto is_command = [](const char* word) {
+    return std::strcmp(word, "sort") == 0 || std::strcmp(word, "generate") == 0 || std::strcmp(word, "check") == 0;
+  };
+  if (argc > 1 && argv[1][0] != '-' && !is_command(argv[1])) {
+    std::fprintf(stderr, "rmgsort: unknown command '%s' (expected sort, generate or check; see rmgsort --help)\n",
+                 argv[1]);
+    return kExitError;
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    std::fprintf(stderr, "rmgsort: %s\nRun 'rmgsort --help' or 'rmgsort COMMAND --help' for usage.\n", e.what());
+    return kExitError;
+  }
+
+  install_cleanup_signal_handlers();
+  if (app.got_subcommand("sort")) {
+    sort.type = key_type_option(raw.type);
+    sort.progress = progress_option(raw.progress);
+    if (!raw.host_memory.empty()) sort.host_memory = parse_size(raw.host_memory, "--host-memory");
+    if (!raw.gpu_memory.empty()) sort.gpu_memory = parse_size(raw.gpu_memory, "--gpu-memory");
+    return with_threads(sort.threads, [&] { return run_sort(sort); });
+  }
+  if (app.got_subcommand("generate")) {
+    generate.type = key_type_option(raw.type);
+    generate.progress = progress_option(raw.progress);
+    generate.distribution = parse_distribution(raw.distribution);
+    generate.seed = seed_option(raw.seed);
+    if (!raw.count.empty()) generate.count = parse_count(raw.count, "--count");
+    if (!raw.size.empty()) generate.size = parse_size(raw.size, "--size", /*allow_zero=*/true);
+    if (!generate.count && !generate.size) throw Error("generate: one of --count or --size is required");
+    return with_threads(generate.threads, [&] { return run_generate(generate); });
+  }
+  check.type = key_type_option(raw.type);
+  return run_check(check);
+}
+
+}  // namespace
+
+int run_command_line(int argc, char** argv) {
+  try {
+    return dispatch(argc, argv);
+  } catch (const Error& e) {
+    std::fprintf(stderr, "rmgsort: %s\n", e.what());
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "rmgsort: out of memory (try a smaller --host-memory or fewer --threads)\n");
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "rmgsort: unexpected error: %s\n", e.what());
+  }
+  return kExitError;
+}
+
+}  // namespace rmgsort

@@ -1,0 +1,61 @@
+// The three subcommands, their options as parsed from the command line, and their exit codes.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "app/progress.hpp"
+#include "host/distribution.hpp"
+#include "host/key_order.hpp"
+#include "host/key_type.hpp"
+
+namespace rmgsort {
+
+// Exit codes (documented in README.md and --help).
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitCheckFailed = 1;  // check or --verify found disorder or a mismatch
+inline constexpr int kExitError = 2;        // usage, input, I/O, memory or device error
+
+struct SortOptions {
+  std::string input = "-";
+  std::string output = "-";
+  KeyType type = KeyType::u32;
+  SortOrder order = SortOrder::ascending;
+  std::string gpus = "all";
+  std::optional<std::uint64_t> host_memory;  // bytes; default: 75 % of physical memory
+  std::optional<std::uint64_t> gpu_memory;   // bytes per GPU; default: free memory minus a margin
+  std::string temp_dir;                      // default: $TMPDIR or /tmp
+  unsigned threads = 0;                      // 0: every core
+  std::string stats;                         // "" none, "-" standard output, else a file
+  ProgressMode progress = ProgressMode::automatic;
+  bool verify = false;
+};
+
+struct GenerateOptions {
+  std::string output;
+  KeyType type = KeyType::u32;
+  std::optional<std::uint64_t> count;  // keys
+  std::optional<std::uint64_t> size;   // bytes
+  Distribution distribution{};
+  std::uint64_t seed = 1;
+  unsigned threads = 0;
+  ProgressMode progress = ProgressMode::automatic;
+};
+
+struct CheckOptions {
+  std::string file;
+  KeyType type = KeyType::u32;
+  std::optional<std::string> original;  // --input
+  SortOrder order = SortOrder::ascending;
+};
+
+// Each returns an exit code; errors are thrown as rmgsort::Error.
+int run_sort(const SortOptions& options);
+int run_generate(const GenerateOptions& options);
+int run_check(const CheckOptions& options);
+
+// Parses argv, runs the subcommand, and turns every exception into a message and an exit code.
+int run_command_line(int argc, char** argv);
+
+}  // namespace rmgsort

@@ -1,0 +1,90 @@
+#include "app/size_parse.hpp"
+
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <optional>
+
+#include "io/error.hpp"
+
+namespace rmgsort {
+namespace {
+
+struct Unit {
+  std::string_view suffix;
+  std::uint64_t factor;
+};
+
+// "<number><suffix>" with suffix one of `units` (or none: factor 1). Fractions need a suffix and
+// must come out whole. nullopt for anything malformed or beyond 64 bits.
+std::optional<std::uint64_t> parse_scaled(std::string_view text, std::initializer_list<Unit> units) {
+  std::size_t number_end = 0;
+  while (number_end < text.size() && (std::isdigit(static_cast<unsigned char>(text[number_end])) || text[number_end] == '.'))
+    ++number_end;
+  const std::string_view number = text.substr(0, number_end);
+  const std::string_view suffix = text.substr(number_end);
+  if (number.empty()) return std::nullopt;
+
+  std::uint64_t factor = 1;
+  if (!suffix.empty()) {
+    const Unit* unit = nullptr;
+    for (const Unit& u : units)
+      if (u.suffix == suffix) unit = &u;
+    if (unit == nullptr) return std::nullopt;
+    factor = unit->factor;
+  }
+
+  if (number.find('.') == std::string_view::npos) {
+    std::uint64_t whole = 0;
+    const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), whole);
+    if (ec != std::errc() || end != number.data() + number.size()) return std::nullopt;
+    if (whole != 0 && factor > UINT64_MAX / whole) return std::nullopt;
+    return whole * factor;
+  }
+  if (factor == 1) return std::nullopt;
+  double value = 0;
+  const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), value);
+  if (ec != std::errc() || end != number.data() + number.size()) return std::nullopt;
+  const double scaled = value * double(factor);
+  if (!(scaled < 18446744073709551616.0) || scaled != std::floor(scaled)) return std::nullopt;
+  return std::uint64_t(scaled);
+}
+
+}  // namespace
+
+std::uint64_t parse_size(std::string_view text, std::string_view option, bool allow_zero) {
+  constexpr std::uint64_t K = 1ULL << 10, M = 1ULL << 20, G = 1ULL << 30, T = 1ULL << 40;
+  const auto bytes = parse_scaled(text, {{"B", 1},    {"K", K},    {"k", K},    {"KB", K},   {"KiB", K},
+                                         {"M", M},    {"m", M},    {"MB", M},   {"MiB", M},  {"G", G},
+                                         {"g", G},    {"GB", G},   {"GiB", G},  {"T", T},    {"t", T},
+                                         {"TB", T},   {"TiB", T}});
+  if (!bytes)
+    throw Error(std::string(option) + ": malformed size '" + std::string(text) +
+                "' (expected a whole number of bytes with an optional K, M, G or T suffix, e.g. 512M)");
+  if (*bytes == 0 && !allow_zero) throw Error(std::string(option) + ": size must be greater than zero");
+  return *bytes;
+}
+
+std::uint64_t parse_count(std::string_view text, std::string_view option) {
+  const auto count = parse_scaled(text, {{"k", 1000ULL}, {"K", 1000ULL}, {"M", 1000000ULL}, {"G", 1000000000ULL}});
+  if (!count)
+    throw Error(std::string(option) + ": malformed count '" + std::string(text) +
+                "' (expected a whole number with an optional k, M or G suffix, e.g. 4G = 4000000000)");
+  return *count;
+}
+
+std::string format_bytes(std::uint64_t bytes) {
+  static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double value = double(bytes);
+  int unit = 0;
+  while (value >= 1024 && unit < 4) {
+    value /= 1024;
+    ++unit;
+  }
+  char text[32];
+  std::snprintf(text, sizeof text, unit == 0 ? "%.0f %s" : "%.2f %s", value, kUnits[unit]);
+  return text;
+}
+
+}  // namespace rmgsort

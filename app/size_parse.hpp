@@ -1,0 +1,21 @@
+// Parsing the command line's quantities.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace rmgsort {
+
+// SIZE: a whole number of bytes with an optional suffix K, M, G or T (powers of 1024; "K", "k",
+// "KB" and "KiB" alike): "4096", "64K", "1.5G" (a fraction needs a suffix and must give whole bytes).
+// Throws Error naming `option` for anything else, zero included when allow_zero is false.
+[[nodiscard]] std::uint64_t parse_size(std::string_view text, std::string_view option, bool allow_zero = false);
+
+// COUNT: a whole number with an optional suffix k, M or G (powers of 1000): "1000", "4G" = 4e9.
+[[nodiscard]] std::uint64_t parse_count(std::string_view text, std::string_view option);
+
+// "1.50 GiB"-style rendering for messages.
+[[nodiscard]] std::string format_bytes(std::uint64_t bytes);
+
+}  // namespace rmgsort

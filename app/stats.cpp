@@ -1,0 +1,93 @@
+#include "app/stats.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+#include "io/blocking_io.hpp"
+#include "io/error.hpp"
+
+namespace rmgsort {
+
+std::string json_quote(std::string_view text) {
+  std::string out = "\"";
+  for (const char c : text) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char escaped[8];
+          std::snprintf(escaped, sizeof escaped, "\\u%04x", c);
+          out += escaped;
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out + "\"";
+}
+
+JsonObject& JsonObject::add_raw(std::string_view key, std::string json) {
+  members_.emplace_back(std::string(key), std::move(json));
+  return *this;
+}
+
+JsonObject& JsonObject::add(std::string_view key, std::string_view value) { return add_raw(key, json_quote(value)); }
+JsonObject& JsonObject::add(std::string_view key, bool value) { return add_raw(key, value ? "true" : "false"); }
+JsonObject& JsonObject::add(std::string_view key, std::uint64_t value) { return add_raw(key, std::to_string(value)); }
+JsonObject& JsonObject::add(std::string_view key, std::int64_t value) { return add_raw(key, std::to_string(value)); }
+JsonObject& JsonObject::add(std::string_view key, const JsonObject& value) { return add_raw(key, value.dump()); }
+
+JsonObject& JsonObject::add(std::string_view key, double value) {
+  if (!std::isfinite(value)) return add_raw(key, "null");
+  char text[40];
+  std::snprintf(text, sizeof text, "%.6g", value);
+  return add_raw(key, text);
+}
+
+JsonObject& JsonObject::add(std::string_view key, const std::vector<int>& values) {
+  std::string json = "[";
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (i > 0) json += ',';
+    json += std::to_string(values[i]);
+  }
+  return add_raw(key, json + "]");
+}
+
+std::string JsonObject::dump() const {
+  std::string json = "{";
+  for (std::size_t i = 0; i < members_.size(); ++i) {
+    if (i > 0) json += ',';
+    json += json_quote(members_[i].first);
+    json += ':';
+    json += members_[i].second;
+  }
+  return json + "}";
+}
+
+StatsOutput::StatsOutput(const std::string& path) : path_(path) {
+  if (path.empty() || path == "-") return;
+  try {
+    file_.emplace(OutputFile::create(path));
+  } catch (const Error& e) {
+    throw Error(std::string("--stats: ") + e.what());
+  }
+}
+
+void StatsOutput::prepare(const JsonObject& json) {
+  if (path_.empty()) return;
+  pending_ = json.dump() + '\n';
+  if (file_) write_all(file_->fd(), path_, reinterpret_cast<const std::byte*>(pending_.data()), pending_.size());
+}
+
+void StatsOutput::commit() {
+  if (file_) {
+    file_->commit();
+  } else if (path_ == "-") {
+    write_all(1, "standard output", reinterpret_cast<const std::byte*>(pending_.data()), pending_.size());
+  }
+}
+
+}  // namespace rmgsort
