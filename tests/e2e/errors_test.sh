@@ -1,0 +1,225 @@
+#!/usr/bin/env bash
+# Every error path of `rmgsort sort` (and the usage errors of check and generate): exit status 2, a
+# message that names the file or option and the cause, nothing on stdout, no output file created, an
+# existing output left untouched, no temporary file left behind.
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+require_python
+
+IN=$WORK/in
+mkdir -p "$IN" "$WORK/adir"
+"$RMGSORT" generate -o "$IN/keys.bin" -t u32 --count 1000 --seed 7 || { echo "generate failed"; exit 2; }
+head -c 4001 /dev/urandom >"$IN/odd4001.bin"
+head -c 12 /dev/urandom >"$IN/odd12.bin"
+head -c 4 /dev/urandom >"$IN/four.bin"
+printf 'not a directory' >"$WORK/plainfile"
+
+# sort_error DESC TEXTS ARG...: `rmgsort ARG...` (each @OUT@ replaced by an output path) fails with
+# exit 2 and a message containing every ';'-separated TEXT; run once with an output that does not
+# exist (it must not be created) and once with one that does (it must stay as it was).
+sort_error() {
+  local desc=$1 texts=$2 parts
+  shift 2
+  IFS=';' read -ra parts <<<"$texts"
+
+  begin "$desc: exit 2 with a message naming ${texts//;/ + }, no output file created"
+  local fresh=$WORK/fresh.out
+  rm -f "$fresh"
+  rmg "${@//@OUT@/$fresh}"
+  expect_rc 2
+  expect_error_message
+  expect_stderr "${parts[@]}"
+  expect_stdout_empty
+  expect_no_file "$fresh"
+  expect_no_temp "$WORK"
+  end
+
+  if [[ "$*" == *@OUT@* ]]; then
+    begin "$desc: an existing output is left untouched"
+    local existing=$WORK/existing.out
+    printf 'OLD OUTPUT, 32 bytes, must stay.' >"$existing"
+    cp "$existing" "$WORK/existing.ref"
+    rmg "${@//@OUT@/$existing}"
+    expect_rc 2
+    expect_same "$existing" "$WORK/existing.ref"
+    expect_no_temp "$WORK"
+    end
+  fi
+}
+
+echo "== input errors"
+sort_error "missing input" "missing.bin;No such file or directory" sort "$IN/missing.bin" -o @OUT@ -t u32
+sort_error "input is a directory" "adir;is a directory" sort "$WORK/adir" -o @OUT@ -t u32
+sort_error "u32 input of 4001 bytes" "odd4001.bin;4001;not a whole number;u32" sort "$IN/odd4001.bin" -o @OUT@ -t u32
+sort_error "u64 input of 12 bytes" "odd12.bin;12;not a whole number;u64" sort "$IN/odd12.bin" -o @OUT@ -t u64
+sort_error "f64 input of 4 bytes" "four.bin;4;not a whole number;f64" sort "$IN/four.bin" -o @OUT@ -t f64
+sort_error "i32 input of 12 bytes read as i64" "odd12.bin;not a whole number;i64" sort "$IN/odd12.bin" -o @OUT@ -t i64
+
+echo "== type errors"
+sort_error "unknown type u33" "--type;u33" sort "$IN/keys.bin" -o @OUT@ -t u33
+sort_error "unknown type f16" "--type;f16" sort "$IN/keys.bin" -o @OUT@ -t f16
+sort_error "type missing" "--type" sort "$IN/keys.bin" -o @OUT@
+sort_error "check: unknown type" "--type;q64" check "$IN/keys.bin" -t q64
+sort_error "generate: unknown type" "--type;u8" generate -o @OUT@ -t u8 --count 10
+
+echo "== option errors"
+sort_error "malformed --host-memory 12Q" "--host-memory;12Q" sort "$IN/keys.bin" -o @OUT@ -t u32 --host-memory 12Q
+sort_error "malformed --host-memory -1" "--host-memory;-1" sort "$IN/keys.bin" -o @OUT@ -t u32 --host-memory=-1
+sort_error "malformed --host-memory 1.5 (a fraction needs a suffix)" "--host-memory;1.5" sort "$IN/keys.bin" -o @OUT@ -t u32 --host-memory 1.5
+sort_error "malformed --host-memory 1.3K (not a whole number of bytes)" "--host-memory;1.3K" sort "$IN/keys.bin" -o @OUT@ -t u32 --host-memory 1.3K
+sort_error "malformed --host-memory 99999999999999999999 (beyond 64 bits)" "--host-memory" sort "$IN/keys.bin" -o @OUT@ -t u32 --host-memory 99999999999999999999
+sort_error "malformed --host-memory 20000000T (beyond 64 bits)" "--host-memory;20000000T" sort "$IN/keys.bin" -o @OUT@ -t u32 --host-memory 20000000T
+sort_error "--host-memory 0" "--host-memory" sort "$IN/keys.bin" -o @OUT@ -t u32 --host-memory 0
+sort_error "malformed --gpu-memory" "--gpu-memory;lots" sort "$IN/keys.bin" -o @OUT@ -t u32 --gpu-memory lots
+sort_error "--threads 0" "--threads" sort "$IN/keys.bin" -o @OUT@ -t u32 --threads 0
+sort_error "--threads abc" "--threads" sort "$IN/keys.bin" -o @OUT@ -t u32 --threads abc
+sort_error "unknown --progress mode" "--progress;sometimes" sort "$IN/keys.bin" -o @OUT@ -t u32 --progress sometimes
+sort_error "unknown option" "--frobnicate" sort "$IN/keys.bin" -o @OUT@ -t u32 --frobnicate
+sort_error "two inputs" "extra.bin" sort "$IN/keys.bin" "$IN/extra.bin" -o @OUT@ -t u32
+sort_error "no subcommand" "subcommand" -t u32
+sort_error "unknown subcommand" "shuffle" shuffle "$IN/keys.bin"
+
+echo "== --host-memory limits (the sort needs twice the input)"
+sort_error "4000-byte file with --host-memory 7999" "keys.bin;--host-memory" sort "$IN/keys.bin" -o @OUT@ -t u32 --host-memory 7999
+sort_error "4000-byte file with --host-memory 7K" "keys.bin;--host-memory" sort "$IN/keys.bin" -o @OUT@ -t u32 --host-memory 7K
+
+begin "4000-byte file with --host-memory 8000 (exactly twice) is sorted"
+rm -f "$WORK/ok.out"
+rmg sort "$IN/keys.bin" -o "$WORK/ok.out" -t u32 --host-memory 8000
+expect_rc 0
+expect_sorted_like u32 "$IN/keys.bin" "$WORK/ok.out"
+end
+
+begin "4000 bytes on stdin with --host-memory 7K: exit 2, message names stdin and --host-memory, no output"
+rm -f "$WORK/fresh.out"
+run "$RMGSORT" sort -o "$WORK/fresh.out" -t u32 --host-memory 7K <"$IN/keys.bin"
+expect_rc 2
+expect_stderr "stdin" "--host-memory"
+expect_no_file "$WORK/fresh.out"
+expect_no_temp "$WORK"
+end
+
+begin "4000 bytes through a pipe with --host-memory 7K: exit 2, message names --host-memory"
+rm -f "$WORK/fresh.out"
+run "$RMGSORT" sort -o "$WORK/fresh.out" -t u32 --host-memory 7K < <(cat "$IN/keys.bin")
+expect_rc 2
+expect_stderr "stdin" "--host-memory"
+expect_no_file "$WORK/fresh.out"
+end
+
+begin "4000 bytes through a pipe with --host-memory 8000: sorted"
+rm -f "$WORK/ok.out"
+run "$RMGSORT" sort -o "$WORK/ok.out" -t u32 --host-memory 8000 < <(cat "$IN/keys.bin")
+expect_rc 0
+expect_sorted_like u32 "$IN/keys.bin" "$WORK/ok.out"
+end
+
+echo "== SIZE suffixes are powers of 1024 (8000 bytes, exactly twice the 4000-byte input, is enough)"
+for hm in 7.8125K 0.00762939453125M 0.000007450580596923828125G 0.000000007275957614183425903320312T; do
+  begin "--host-memory $hm (= 8000 bytes) sorts the 4000-byte file"
+  rm -f "$WORK/ok.out"
+  rmg sort "$IN/keys.bin" -o "$WORK/ok.out" -t u32 --host-memory "$hm"
+  expect_rc 0
+  expect_size "$WORK/ok.out" 4000
+  end
+done
+sort_error "--host-memory 7.8115234375K (= 7999 bytes)" "keys.bin;--host-memory" sort "$IN/keys.bin" -o @OUT@ -t u32 --host-memory 7.8115234375K
+
+echo "== output errors"
+begin "missing output directory: exit 2, message names the output and the cause, nothing created"
+rmg sort "$IN/keys.bin" -o "$WORK/nodir/out.bin" -t u32
+expect_rc 2
+expect_error_message
+expect_stderr "nodir/out.bin" "No such file or directory"
+expect_no_file "$WORK/nodir"
+expect_stdout_empty
+end
+
+begin "output is a directory: exit 2, message names it, directory untouched"
+touch "$WORK/adir/marker"
+rmg sort "$IN/keys.bin" -o "$WORK/adir" -t u32
+expect_rc 2
+expect_stderr "adir" "is a directory"
+[[ -d "$WORK/adir" && -e "$WORK/adir/marker" ]] || fail "the directory was replaced or emptied"
+expect_no_temp "$WORK"
+end
+
+begin "output below a regular file: exit 2, message names the output and 'Not a directory'"
+rmg sort "$IN/keys.bin" -o "$WORK/plainfile/out.bin" -t u32
+expect_rc 2
+expect_stderr "plainfile/out.bin" "Not a directory"
+[[ "$(cat "$WORK/plainfile")" == "not a directory" ]] || fail "plainfile changed"
+end
+
+begin "empty output path: exit 2 with a message"
+rmg sort "$IN/keys.bin" -o "" -t u32
+expect_rc 2
+expect_error_message
+expect_stderr "output"
+end
+
+begin "generate into a missing directory: exit 2, message names the output and the cause"
+rmg generate -o "$WORK/nodir/gen.bin" -t u32 --count 10
+expect_rc 2
+expect_stderr "nodir/gen.bin" "No such file or directory"
+expect_no_file "$WORK/nodir"
+end
+
+begin "check of a missing file: exit 2, message names the file and the cause"
+rmg check "$IN/missing.bin" -t u32
+expect_rc 2
+expect_stderr "missing.bin" "No such file or directory"
+end
+
+begin "check of a directory: exit 2, message names it"
+rmg check "$WORK/adir" -t u32
+expect_rc 2
+expect_stderr "adir" "is a directory"
+end
+
+begin "check with a missing --input original: exit 2, message names the original"
+rmg check "$IN/keys.bin" -t u32 --input "$IN/missing-original.bin"
+expect_rc 2
+expect_stderr "missing-original.bin" "No such file or directory"
+end
+
+echo "== --stats errors (the run fails, so the output must not be committed either)"
+sort_error "--stats into a missing directory" "nodir/stats.json;No such file or directory" \
+  sort "$IN/keys.bin" -o @OUT@ -t u32 --stats "$WORK/nodir/stats.json"
+sort_error "--stats names a directory" "adir" sort "$IN/keys.bin" -o @OUT@ -t u32 --stats "$WORK/adir"
+
+echo "== permissions (run as user nobody: root reads and writes everything)"
+PRIV=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
+begin "unreadable input (mode 000, as nobody): exit 2, 'Permission denied', no output"
+if ! command -v setpriv >/dev/null || ! "${PRIV[@]}" "$RMGSORT" --version >/dev/null 2>&1; then
+  skip "cannot run rmgsort as user nobody here (setpriv missing or binary not reachable)"
+else
+  chmod 755 "$WORK"
+  mkdir -m 777 "$WORK/shared"
+  cp "$IN/keys.bin" "$WORK/shared/secret.bin"
+  chmod 000 "$WORK/shared/secret.bin"
+  run "${PRIV[@]}" "$RMGSORT" sort "$WORK/shared/secret.bin" -o "$WORK/shared/out.bin" -t u32
+  expect_rc 2
+  expect_stderr "secret.bin" "Permission denied"
+  expect_no_file "$WORK/shared/out.bin"
+  expect_no_temp "$WORK/shared"
+  end
+
+  begin "unwritable output directory (as nobody): exit 2, message names the output and 'Permission denied'"
+  mkdir -m 555 "$WORK/readonly"
+  cp "$IN/keys.bin" "$WORK/shared/readable.bin"
+  chmod 644 "$WORK/shared/readable.bin"
+  run "${PRIV[@]}" "$RMGSORT" sort "$WORK/shared/readable.bin" -o "$WORK/readonly/out.bin" -t u32
+  expect_rc 2
+  expect_stderr "readonly/out.bin" "Permission denied"
+  expect_no_file "$WORK/readonly/out.bin"
+  expect_no_temp "$WORK/readonly"
+  end
+
+  begin "unreadable check input (as nobody): exit 2, 'Permission denied'"
+  run "${PRIV[@]}" "$RMGSORT" check "$WORK/shared/secret.bin" -t u32
+  expect_rc 2
+  expect_stderr "secret.bin" "Permission denied"
+  end
+fi
+
+summary

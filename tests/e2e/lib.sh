@@ -1,0 +1,167 @@
+# Shared helpers of the end-to-end tests; sourced by every tests/e2e/*_test.sh.
+#
+# A test script is `bash tests/e2e/<topic>_test.sh /path/to/rmgsort`. It works in a private
+# directory ($WORK, removed on exit), groups its assertions into cases (begin ... end), prints
+# "PASS name", "FAIL name" (with the reasons) or "SKIP name (why)" for each, then a last line
+# "N passed, M failed", and exits 0 when no case failed, 1 otherwise (77 when the script as a
+# whole cannot run here: ctest counts that as skipped).
+
+set -u
+
+if [[ $# -lt 1 || ! -x "$1" ]]; then
+  echo "usage: $0 /path/to/rmgsort (got '${1:-}', which is not an executable)" >&2
+  exit 2
+fi
+RMGSORT=$(realpath "$1")
+E2E_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+KEYS_PY="$E2E_DIR/keys.py"
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/rmgsort-e2e.XXXXXX") || { echo "cannot create a work directory" >&2; exit 2; }
+E2E_CLEANUP=()  # commands run (in reverse order) before $WORK is removed: umounts, kills
+
+e2e_cleanup() {
+  local i
+  for ((i = ${#E2E_CLEANUP[@]} - 1; i >= 0; i--)); do eval "${E2E_CLEANUP[i]}" >/dev/null 2>&1 || true; done
+  rm -rf "$WORK"
+}
+trap e2e_cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+PASSED=0
+FAILED=0
+SKIPPED=0
+CASE_NAME=""
+CASE_FAILED=0
+
+begin() {
+  CASE_NAME="$1"
+  CASE_FAILED=0
+}
+
+# Records a failed assertion of the current case.
+fail() {
+  CASE_FAILED=1
+  echo "    FAIL: $*"
+}
+
+end() {
+  if [[ $CASE_FAILED -eq 0 ]]; then
+    PASSED=$((PASSED + 1))
+    echo "PASS $CASE_NAME"
+  else
+    FAILED=$((FAILED + 1))
+    echo "FAIL $CASE_NAME"
+    if [[ -s "$WORK/stderr" ]]; then
+      echo "    last stderr:"
+      head -c 2000 "$WORK/stderr" | sed 's/^/      | /'
+    fi
+  fi
+  CASE_NAME=""
+}
+
+skip() {
+  SKIPPED=$((SKIPPED + 1))
+  echo "SKIP $CASE_NAME ($*)"
+  CASE_NAME=""
+}
+
+summary() {
+  echo
+  [[ $SKIPPED -gt 0 ]] && echo "($SKIPPED skipped)"
+  echo "$PASSED passed, $FAILED failed"
+  [[ $FAILED -eq 0 ]] && exit 0
+  exit 1
+}
+
+# run ARGS...: runs ARGS with stdout in $WORK/stdout and stderr in $WORK/stderr; $RC is its exit code.
+# Standard input is /dev/null unless redirected by the caller (run ... < file).
+run() {
+  "$@" >"$WORK/stdout" 2>"$WORK/stderr"
+  RC=$?
+}
+
+# rmg ARGS...: run "$RMGSORT" ARGS...
+rmg() {
+  run "$RMGSORT" "$@"
+}
+
+expect_rc() {
+  [[ $RC -eq $1 ]] || fail "exit status $RC, expected $1"
+}
+
+# expect_stderr TEXT...: stderr contains every TEXT (fixed strings).
+expect_stderr() {
+  local text
+  for text in "$@"; do
+    grep -qF -- "$text" "$WORK/stderr" || fail "stderr lacks '$text'"
+  done
+}
+
+expect_stdout() {
+  local text
+  for text in "$@"; do
+    grep -qF -- "$text" "$WORK/stdout" || fail "stdout lacks '$text' (stdout: $(head -c 300 "$WORK/stdout"))"
+  done
+}
+
+expect_stdout_empty() {
+  [[ ! -s "$WORK/stdout" ]] || fail "stdout is not empty ($(stat -c %s "$WORK/stdout") bytes)"
+}
+
+expect_stderr_empty() {
+  [[ ! -s "$WORK/stderr" ]] || fail "stderr is not empty: $(head -c 300 "$WORK/stderr" | cat -v)"
+}
+
+# An error message: one line on stderr, "rmgsort: ..." (CLI11 usage errors add a hint line).
+expect_error_message() {
+  head -n 1 "$WORK/stderr" | grep -q '^rmgsort: ' || fail "stderr does not start with 'rmgsort: '"
+}
+
+expect_no_file() {
+  [[ ! -e "$1" && ! -L "$1" ]] || fail "$1 exists but should not"
+}
+
+# expect_same FILE1 FILE2: byte-identical.
+expect_same() {
+  cmp -s -- "$1" "$2" || fail "$1 and $2 differ ($(cmp -- "$1" "$2" 2>&1 | head -n 1))"
+}
+
+expect_size() {
+  local size
+  size=$(stat -c %s -- "$1" 2>/dev/null || echo missing)
+  [[ "$size" == "$2" ]] || fail "$1 has size $size, expected $2"
+}
+
+# expect_no_temp DIR: no temporary output file (".NAME.rmgsort-XXXXXX") is left in DIR.
+expect_no_temp() {
+  local left
+  left=$(find "$1" -maxdepth 1 -name '.*rmgsort*' 2>/dev/null)
+  [[ -z "$left" ]] || fail "temporary file(s) left in $1: $left"
+}
+
+# expect_sorted_like TYPE INPUT OUTPUT [desc]: OUTPUT is INPUT sorted, per the independent reference.
+expect_sorted_like() {
+  local why
+  why=$(python3 "$KEYS_PY" expect-sorted "$@" 2>&1) || fail "$3 is not $2 sorted (${4:-asc}ending): $why"
+}
+
+# keys TYPE FILE VALUE...: writes the keys (see keys.py write) to FILE.
+keys() {
+  python3 "$KEYS_PY" write "$@" || { echo "keys.py write $* failed" >&2; exit 2; }
+}
+
+require_python() {
+  if ! command -v python3 >/dev/null; then
+    echo "python3 is needed by this test; skipping"
+    exit 77
+  fi
+}
+
+# has_gpu: a CUDA device node is present (the no-GPU expectations do not apply then).
+has_gpu() {
+  compgen -G '/dev/nvidia[0-9]*' >/dev/null
+}
+
+# Note: `producer | run ...` runs `run` in a subshell and loses $RC; feed pipes with
+# `run ... < <(producer)` instead.

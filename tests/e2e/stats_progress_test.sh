@@ -1,0 +1,179 @@
+#!/usr/bin/env bash
+# --stats FILE|- (one JSON object with version, key_type, keys, bytes, threads, wall_seconds,
+# phases_seconds, throughput; "-" refused when the keys go to stdout) and --progress
+# auto|always|never (progress only ever on stderr; never: nothing on stderr on success).
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+require_python
+
+S=$WORK/s
+mkdir -p "$S"
+"$RMGSORT" generate -o "$S/in.u64" -t u64 --count 100003 --seed 51 &&
+  "$RMGSORT" sort "$S/in.u64" -o "$S/sorted.u64" -t u64 || { echo "setup failed"; exit 2; }
+
+# expect_stats FILE PIN...: FILE ('-': the last stdout) is one JSON object with the required keys and
+# the pinned NAME=VALUE members.
+expect_stats() {
+  local file=$1 why
+  shift
+  [[ $file == - ]] && file=$WORK/stdout
+  why=$(python3 "$KEYS_PY" stats "$file" "$@") || fail "stats $file: $why"
+  # The brief's own acceptance check: it parses as JSON.
+  python3 -c 'import json,sys; json.load(sys.stdin)' <"$file" 2>/dev/null || fail "stats $file does not parse as JSON"
+}
+
+# slow_cat FILE: FILE's first 2000 bytes, a 0.6 s pause, the rest (a run long enough to draw progress).
+slow_cat() {
+  head -c 2000 "$1"
+  sleep 0.6
+  tail -c +2001 "$1"
+}
+
+echo "== --stats"
+begin "--stats FILE with -o FILE: exit 0, nothing on stdout, FILE is one JSON object with the required keys"
+rmg sort "$S/in.u64" -o "$S/out" -t u64 --stats "$S/stats.json"
+expect_rc 0
+expect_stdout_empty
+expect_stats "$S/stats.json" key_type=u64 keys=100003 bytes=800024
+expect_same "$S/out" "$S/sorted.u64"
+end
+
+begin "--stats - with -o FILE: stdout is exactly one JSON object"
+rmg sort "$S/in.u64" -o "$S/out" -t u64 --stats -
+expect_rc 0
+expect_stats - key_type=u64 keys=100003 bytes=800024
+[[ $(wc -l <"$WORK/stdout") -eq 1 ]] || fail "stdout has $(wc -l <"$WORK/stdout") lines"
+expect_same "$S/out" "$S/sorted.u64"
+end
+
+begin "--stats - --threads 1: threads is 1"
+rmg sort "$S/in.u64" -o "$S/out" -t u64 --stats - --threads 1
+expect_rc 0
+expect_stats - threads=1
+end
+
+begin "--stats - --threads 2: threads is 2"
+rmg sort "$S/in.u64" -o "$S/out" -t u64 --stats - --threads 2
+expect_rc 0
+expect_stats - threads=2
+end
+
+begin "--stats FILE for an f32 sort of stdin through a pipe: keys and bytes counted"
+"$RMGSORT" generate -o "$S/in.f32" -t f32 --count 777 --dist special --seed 52
+run "$RMGSORT" sort -t f32 -r -o "$S/out" --stats "$S/pipe-stats.json" < <(cat "$S/in.f32")
+expect_rc 0
+expect_stats "$S/pipe-stats.json" key_type=f32 keys=777 bytes=3108
+end
+
+begin "--stats - for an empty input: keys 0, bytes 0, still one valid JSON object"
+run "$RMGSORT" sort -t i32 -o "$S/out" --stats - </dev/null
+expect_rc 0
+expect_stats - key_type=i32 keys=0 bytes=0
+end
+
+begin "--stats FILE replaces an existing stats file"
+printf 'garbage that is not JSON' >"$S/old-stats.json"
+rmg sort "$S/in.u64" -o "$S/out" -t u64 --stats "$S/old-stats.json"
+expect_rc 0
+expect_stats "$S/old-stats.json" keys=100003
+end
+
+begin "--stats - with the keys on stdout (no -o): exit 2, message names --stats, nothing on stdout"
+rmg sort "$S/in.u64" -t u64 --stats -
+expect_rc 2
+expect_stderr "--stats"
+expect_stdout_empty
+end
+
+begin "--stats - with -o -: exit 2, message names --stats, nothing on stdout"
+run "$RMGSORT" sort -o - -t u64 --stats - <"$S/in.u64"
+expect_rc 2
+expect_stderr "--stats"
+expect_stdout_empty
+end
+
+echo "== --progress"
+begin "--progress always, -o FILE, a 0.6 s stdin: progress on stderr, nothing on stdout"
+run "$RMGSORT" sort -t u64 -o "$S/out" --progress always < <(slow_cat "$S/in.u64")
+expect_rc 0
+expect_stdout_empty
+[[ -s "$WORK/stderr" ]] || fail "nothing on stderr"
+expect_stderr "rmgsort"
+expect_same "$S/out" "$S/sorted.u64"
+end
+
+begin "--progress always with the keys on stdout: stdout holds exactly the sorted keys, progress on stderr"
+run "$RMGSORT" sort -t u64 --progress always < <(slow_cat "$S/in.u64")
+expect_rc 0
+[[ -s "$WORK/stderr" ]] || fail "nothing on stderr"
+expect_same "$WORK/stdout" "$S/sorted.u64"
+end
+
+begin "--progress always with --stats -: stdout is exactly the JSON object"
+run "$RMGSORT" sort -t u64 -o "$S/out" --progress always --stats - < <(slow_cat "$S/in.u64")
+expect_rc 0
+[[ -s "$WORK/stderr" ]] || fail "nothing on stderr"
+expect_stats - keys=100003
+end
+
+begin "--progress never, a 0.6 s stdin: nothing on stderr, nothing on stdout"
+run "$RMGSORT" sort -t u64 -o "$S/out" --progress never < <(slow_cat "$S/in.u64")
+expect_rc 0
+expect_stderr_empty
+expect_stdout_empty
+expect_same "$S/out" "$S/sorted.u64"
+end
+
+begin "--progress auto with stderr not a terminal: nothing on stderr"
+run "$RMGSORT" sort -t u64 -o "$S/out" < <(slow_cat "$S/in.u64")
+expect_rc 0
+expect_stderr_empty
+end
+
+begin "--progress never with --stats - and the keys on stdout refused: only the error on stderr"
+rmg sort "$S/in.u64" -t u64 --progress never --stats -
+expect_rc 2
+[[ $(wc -l <"$WORK/stderr") -le 2 ]] || fail "more than the error on stderr"
+end
+
+if command -v script >/dev/null; then
+  begin "--progress auto with stderr a terminal: progress drawn, exit 0, output correct"
+  run script -qec "bash -c 'head -c 2000 \"\$0\"; sleep 0.6; tail -c +2001 \"\$0\"' '$S/in.u64' | '$RMGSORT' sort -t u64 -o '$S/tty-out'" /dev/null
+  expect_rc 0
+  expect_stdout "rmgsort"
+  expect_same "$S/tty-out" "$S/sorted.u64"
+  end
+
+  begin "--progress never with stderr a terminal: nothing printed"
+  run script -qec "bash -c 'head -c 2000 \"\$0\"; sleep 0.6; tail -c +2001 \"\$0\"' '$S/in.u64' | '$RMGSORT' sort -t u64 -o '$S/tty-out' --progress never" /dev/null
+  expect_rc 0
+  expect_stdout_empty
+  end
+else
+  begin "--progress auto with stderr a terminal"
+  skip "script (util-linux) is not installed"
+fi
+
+# gen_to_fifo ARG...: generate -o a FIFO (drained to /dev/null) with ARG...
+gen_to_fifo() {
+  rm -f "$S/drain.fifo"
+  mkfifo "$S/drain.fifo"
+  cat "$S/drain.fifo" >/dev/null &
+  local drain=$!
+  rmg generate -o "$S/drain.fifo" "$@"
+  wait "$drain"
+}
+
+begin "generate --progress always (512 MiB into a pipe): progress on stderr, nothing on stdout"
+gen_to_fifo -t u64 --size 512M --progress always
+expect_rc 0
+[[ -s "$WORK/stderr" ]] || fail "nothing on stderr"
+expect_stdout_empty
+end
+
+begin "generate --progress never (512 MiB into a pipe): nothing on stderr"
+gen_to_fifo -t u64 --size 512M --progress never
+expect_rc 0
+expect_stderr_empty
+end
+
+summary
