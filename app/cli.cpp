@@ -83,7 +83,7 @@ void add_generate_command(CLI::App& app, GenerateOptions& generate, RawOptions& 
   count->excludes(size);
   size->excludes(count);
   cmd->add_option("--dist", raw.distribution, "Distribution (see below)")->capture_default_str();
-  cmd->add_option("--seed", raw.seed, "Seed (0 to 2^64-1); the same seed gives the same keys on any machine")
+  cmd->add_option("--seed", raw.seed, "Seed (0 to 2^64-1): the same seed gives the same keys with any number of threads")
       ->capture_default_str();
   cmd->add_option("--threads", generate.threads, "CPU threads (default: every core)")->check(CLI::Range(1u, 4096u));
   cmd->add_option("--progress", raw.progress, "Progress on standard error: auto, always, never")->capture_default_str();
