@@ -1,0 +1,100 @@
+#include "io/cleanup.hpp"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <array>
+#include <atomic>
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+#include "io/error.hpp"
+
+namespace rmgsort {
+namespace {
+
+// A slot's word is (generation << 2) | state, and a slot goes free -> filling -> ready -> free. The
+// handler reads only `ready` slots; the release store that makes a slot ready publishes its path. A
+// path could be reused while a handler on another thread reads it (unregister, then register again), so
+// the handler reads seqlock-style: it copies the path and unlinks the copy only if the word is unchanged
+// (the generation advances on every registration).
+enum SlotState : std::uint64_t { kFree = 0, kFilling = 1, kReady = 2, kStateMask = 3 };
+
+struct Slot {
+  std::atomic<std::uint64_t> word{kFree};
+  char path[kMaxCleanupPathBytes];
+};
+static_assert(std::atomic<std::uint64_t>::is_always_lock_free, "the signal handler needs lock-free atomics");
+
+// Static storage: no allocation, zero-initialized before main(), 1 MiB of mostly untouched pages.
+std::array<Slot, kMaxCleanupPaths> g_slots;
+
+extern "C" void unlink_and_exit(int signal_number) {
+  unlink_registered_paths();
+  _exit(128 + signal_number);
+}
+
+}  // namespace
+
+int register_cleanup_path(std::string_view path) {
+  if (path.size() >= kMaxCleanupPathBytes) {
+    throw Error(std::string(path) + ": path too long to register for cleanup (" + std::to_string(path.size()) +
+                " bytes, at most " + std::to_string(kMaxCleanupPathBytes - 1) + ")");
+  }
+  for (std::size_t i = 0; i < g_slots.size(); ++i) {
+    Slot& slot = g_slots[i];
+    std::uint64_t word = slot.word.load(std::memory_order_relaxed);
+    if ((word & kStateMask) != kFree) continue;
+    const std::uint64_t generation = (word >> 2) + 1;
+    if (!slot.word.compare_exchange_strong(word, (generation << 2) | kFilling, std::memory_order_acquire)) continue;
+    std::memcpy(slot.path, path.data(), path.size());
+    slot.path[path.size()] = '\0';
+    slot.word.store((generation << 2) | kReady, std::memory_order_release);
+    return static_cast<int>(i);
+  }
+  throw Error(std::string(path) + ": cannot register temporary file for cleanup: more than " +
+              std::to_string(kMaxCleanupPaths) + " temporary files at once");
+}
+
+void unregister_cleanup_path(int slot) noexcept {
+  if (slot < 0 || static_cast<std::size_t>(slot) >= g_slots.size()) return;
+  std::atomic<std::uint64_t>& word = g_slots[static_cast<std::size_t>(slot)].word;
+  word.store(word.load(std::memory_order_relaxed) & ~std::uint64_t{kStateMask}, std::memory_order_release);
+}
+
+void unlink_registered_paths() noexcept {
+  const int saved_errno = errno;  // a handler must not change errno under the interrupted code
+  char copy[kMaxCleanupPathBytes];
+  for (Slot& slot : g_slots) {
+    const std::uint64_t word = slot.word.load(std::memory_order_acquire);
+    if ((word & kStateMask) != kReady) continue;
+    std::memcpy(copy, slot.path, sizeof copy);
+    copy[sizeof copy - 1] = '\0';
+    std::atomic_thread_fence(std::memory_order_acquire);
+    if (slot.word.load(std::memory_order_relaxed) == word) (void)unlink(copy);
+  }
+  errno = saved_errno;
+}
+
+void install_cleanup_signal_handlers() {
+  struct sigaction action {};
+  action.sa_handler = unlink_and_exit;
+  sigemptyset(&action.sa_mask);
+  // Block the other handled signals while one runs, so two handlers never interleave their unlinks
+  // with an _exit (harmless, but it would make the exit code depend on timing).
+  for (int signal_number : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&action.sa_mask, signal_number);
+  for (int signal_number : {SIGINT, SIGTERM, SIGHUP}) {
+    if (sigaction(signal_number, &action, nullptr) != 0) {
+      throw Error(
+          errno_message("signal handler", "cannot install for " + std::string(strsignal(signal_number)), errno));
+    }
+  }
+  struct sigaction ignore {};
+  ignore.sa_handler = SIG_IGN;
+  sigemptyset(&ignore.sa_mask);
+  if (sigaction(SIGPIPE, &ignore, nullptr) != 0) throw_errno("signal handler", "cannot ignore SIGPIPE");
+}
+
+}  // namespace rmgsort

@@ -1,0 +1,59 @@
+// Temporary files that must not outlive the process: a fixed-capacity registry that a signal handler
+// can walk without allocating or locking, so that Ctrl-C or a kill leaves no temporary output or spill
+// file behind.
+#pragma once
+
+#include <cstddef>
+#include <string_view>
+
+namespace rmgsort {
+
+// Paths the registry holds at once, and the longest path it stores (PATH_MAX with its NUL).
+inline constexpr std::size_t kMaxCleanupPaths = 256;
+inline constexpr std::size_t kMaxCleanupPathBytes = 4096;
+
+// Registers PATH for unlinking when a handled signal arrives; returns a slot for unregister. Throws
+// rmgsort::Error naming the path when the registry is full or the path too long. Thread-safe.
+[[nodiscard]] int register_cleanup_path(std::string_view path);
+// Forgets a slot from register_cleanup_path (after the file was renamed or unlinked). Negative slots
+// are ignored. Thread-safe.
+void unregister_cleanup_path(int slot) noexcept;
+
+// Unlinks every registered path. Async-signal-safe: what the handlers call.
+void unlink_registered_paths() noexcept;
+
+// Installs handlers for SIGINT, SIGTERM and SIGHUP that unlink every registered path and then
+// _exit(128 + signal): 130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP. SIGPIPE is ignored instead, so
+// that writing to a closed pipe fails with EPIPE, which the writers report as an Error naming the
+// output, and the normal unwinding removes temporary files. Call once, early in main().
+void install_cleanup_signal_handlers();
+
+// Owns one registration: registers in the constructor, unregisters in the destructor.
+class CleanupRegistration {
+ public:
+  CleanupRegistration() noexcept = default;
+  explicit CleanupRegistration(std::string_view path) : slot_(register_cleanup_path(path)) {}
+  ~CleanupRegistration() { unregister_cleanup_path(slot_); }
+  CleanupRegistration(CleanupRegistration&& other) noexcept : slot_(other.slot_) { other.slot_ = -1; }
+  CleanupRegistration& operator=(CleanupRegistration&& other) noexcept {
+    if (this != &other) {
+      unregister_cleanup_path(slot_);
+      slot_ = other.slot_;
+      other.slot_ = -1;
+    }
+    return *this;
+  }
+  CleanupRegistration(const CleanupRegistration&) = delete;
+  CleanupRegistration& operator=(const CleanupRegistration&) = delete;
+
+  // Unregisters now (the file is gone or renamed).
+  void release() noexcept {
+    unregister_cleanup_path(slot_);
+    slot_ = -1;
+  }
+
+ private:
+  int slot_ = -1;
+};
+
+}  // namespace rmgsort

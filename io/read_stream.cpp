@@ -1,0 +1,45 @@
+#include "io/read_stream.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "io/blocking_io.hpp"
+#include "io/error.hpp"
+
+namespace rmgsort {
+namespace {
+
+// The first buffer; doubling from here costs a few mremaps for inputs of many GiB.
+constexpr std::uint64_t kInitialStreamBytes = std::uint64_t{64} << 20;
+
+[[noreturn]] void throw_over_limit(const std::string& name, std::uint64_t limit_bytes) {
+  throw Error(name + ": input is larger than the limit of " + std::to_string(limit_bytes) + " bytes");
+}
+
+}  // namespace
+
+HostBuffer read_stream(const InputFile& input, std::uint64_t limit_bytes, std::uint64_t& bytes_read) {
+  const std::string name = input.display_name();
+  enlarge_pipe_buffer(input.fd);
+  bytes_read = 0;
+  HostBuffer buffer(static_cast<std::size_t>(std::min(kInitialStreamBytes, limit_bytes)));
+  for (;;) {
+    if (bytes_read == buffer.size()) {
+      if (bytes_read == limit_bytes) {
+        // Full to the limit: the input is within it only if it ends right here.
+        std::byte probe[1];
+        if (read_full(input.fd, name, probe, 1) == 0) break;
+        throw_over_limit(name, limit_bytes);
+      }
+      buffer.grow(static_cast<std::size_t>(std::min(limit_bytes, std::max<std::uint64_t>(2 * buffer.size(), 1))));
+    }
+    const std::size_t want = buffer.size() - bytes_read;
+    const std::size_t got = read_full(input.fd, name, buffer.data() + bytes_read, want);
+    bytes_read += got;
+    if (got < want) break;
+  }
+  buffer.shrink(bytes_read);
+  return buffer;
+}
+
+}  // namespace rmgsort

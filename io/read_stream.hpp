@@ -1,0 +1,17 @@
+// A pipe or standard input of unknown length, read to its end into one growing buffer.
+#pragma once
+
+#include <cstdint>
+
+#include "io/host_buffer.hpp"
+#include "io/input_file.hpp"
+
+namespace rmgsort {
+
+// Reads INPUT to its end; returns a buffer whose size() is BYTES_READ. Throws rmgsort::Error naming the
+// input and LIMIT_BYTES ("stdin: input is larger than the limit of N bytes") as soon as more than
+// LIMIT_BYTES arrive, so an endless stream cannot exhaust memory; the caller adds the option name.
+// The buffer grows by doubling (mremap), so at most twice the input's size is ever mapped.
+[[nodiscard]] HostBuffer read_stream(const InputFile& input, std::uint64_t limit_bytes, std::uint64_t& bytes_read);
+
+}  // namespace rmgsort

@@ -1,0 +1,91 @@
+#include "io/cleanup.hpp"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <string>
+#include <vector>
+
+#include "io/error.hpp"
+#include "io_test_support.hpp"
+
+namespace rmgsort {
+namespace {
+
+void touch(const std::string& path) { test::write_plain_file(path, test::pattern_bytes(10)); }
+
+// In a child: registers REGISTERED, leaves KEPT unregistered, then raises SIGNAL.
+int status_after_signal(int signal_number, const std::vector<std::string>& registered, const std::string& kept) {
+  return test::run_in_child([&] {
+    install_cleanup_signal_handlers();
+    for (const std::string& path : registered) {
+      touch(path);
+      (void)register_cleanup_path(path);
+    }
+    touch(kept);
+    const int unregistered_slot = register_cleanup_path(kept);
+    unregister_cleanup_path(unregistered_slot);
+    raise(signal_number);
+    return 0;  // not reached
+  });
+}
+
+TEST(Cleanup, SigtermUnlinksRegisteredPathsAndExits143) {
+  test::TempDir dir(test::disk_directory());
+  const std::vector<std::string> registered = {dir.file("a.tmp"), dir.file("b.tmp")};
+  const int status = status_after_signal(SIGTERM, registered, dir.file("kept"));
+  ASSERT_TRUE(WIFEXITED(status)) << status;
+  EXPECT_EQ(WEXITSTATUS(status), 143);
+  EXPECT_FALSE(test::file_exists(registered[0]));
+  EXPECT_FALSE(test::file_exists(registered[1]));
+  EXPECT_TRUE(test::file_exists(dir.file("kept")));
+}
+
+TEST(Cleanup, SigintExits130AndSighup129) {
+  for (const auto& [signal_number, code] : {std::pair{SIGINT, 130}, std::pair{SIGHUP, 129}}) {
+    test::TempDir dir(test::disk_directory());
+    const int status = status_after_signal(signal_number, {dir.file("x.tmp")}, dir.file("kept"));
+    ASSERT_TRUE(WIFEXITED(status)) << status;
+    EXPECT_EQ(WEXITSTATUS(status), code);
+    EXPECT_FALSE(test::file_exists(dir.file("x.tmp")));
+  }
+}
+
+TEST(Cleanup, SigpipeIsIgnored) {
+  const int status = test::run_in_child([] {
+    install_cleanup_signal_handlers();
+    raise(SIGPIPE);
+    return 5;
+  });
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 5);
+}
+
+TEST(Cleanup, RegistrationRaiiAndReuse) {
+  test::TempDir dir(test::disk_directory());
+  // Many registrations over time reuse slots; the registry never fills up.
+  for (int i = 0; i < 3 * static_cast<int>(kMaxCleanupPaths); ++i) {
+    CleanupRegistration registration(dir.file(std::to_string(i).append(".tmp")));
+  }
+  touch(dir.file("released"));
+  {
+    CleanupRegistration registration(dir.file("released"));
+    registration.release();
+    unlink_registered_paths();
+  }
+  EXPECT_TRUE(test::file_exists(dir.file("released")));
+}
+
+TEST(Cleanup, FullRegistryAndLongPathAreErrors) {
+  std::vector<CleanupRegistration> registrations;
+  for (std::size_t i = 0; i < kMaxCleanupPaths; ++i) registrations.emplace_back("/nonexistent/" + std::to_string(i));
+  EXPECT_THROW(CleanupRegistration("/nonexistent/one-too-many"), Error);
+  registrations.clear();
+  EXPECT_THROW(CleanupRegistration(std::string(kMaxCleanupPathBytes, 'x')), Error);
+  CleanupRegistration fits(std::string(kMaxCleanupPathBytes - 1, 'x'));
+}
+
+}  // namespace
+}  // namespace rmgsort

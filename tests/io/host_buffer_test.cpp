@@ -1,0 +1,100 @@
+#include "io/host_buffer.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+
+#include "io/error.hpp"
+
+namespace rmgsort {
+namespace {
+
+bool page_aligned(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 4096 == 0; }
+
+TEST(HostBuffer, ZeroBytesMapsNothing) {
+  HostBuffer buffer(0);
+  EXPECT_EQ(buffer.size(), 0u);
+  EXPECT_EQ(buffer.capacity(), 0u);
+  EXPECT_EQ(buffer.data(), nullptr);
+  EXPECT_TRUE(buffer.bytes().empty());
+}
+
+TEST(HostBuffer, CapacityIsRoundedUpTo4096AndPageAligned) {
+  for (std::size_t bytes :
+       {std::size_t{1}, std::size_t{4095}, std::size_t{4096}, std::size_t{4097}, std::size_t{3} * 4096 + 1}) {
+    HostBuffer buffer(bytes);
+    EXPECT_EQ(buffer.size(), bytes);
+    EXPECT_EQ(buffer.capacity(), (bytes + 4095) / 4096 * 4096);
+    EXPECT_TRUE(page_aligned(buffer.data()));
+    // The whole capacity is usable (an O_DIRECT read of the last partial block writes all of it).
+    std::memset(buffer.data(), 0xab, buffer.capacity());
+  }
+}
+
+TEST(HostBuffer, StartsZeroed) {
+  HostBuffer buffer(12345);
+  for (std::size_t i = 0; i < buffer.capacity(); i += 511) EXPECT_EQ(buffer.data()[i], std::byte{0});
+}
+
+TEST(HostBuffer, AsGivesTypedView) {
+  HostBuffer buffer(8 * sizeof(std::uint64_t));
+  buffer.as<std::uint64_t>()[7] = 42;
+  EXPECT_EQ(reinterpret_cast<std::uint64_t*>(buffer.data())[7], 42u);
+  const HostBuffer& view = buffer;
+  EXPECT_EQ(view.as<std::uint64_t>()[7], 42u);
+}
+
+TEST(HostBuffer, MoveTransfersOwnership) {
+  HostBuffer a(10000);
+  a.data()[9999] = std::byte{7};
+  std::byte* memory = a.data();
+  HostBuffer b(std::move(a));
+  EXPECT_EQ(b.data(), memory);
+  EXPECT_EQ(b.size(), 10000u);
+  EXPECT_EQ(a.data(), nullptr);  // NOLINT(bugprone-use-after-move): moved-from state is specified
+  EXPECT_EQ(a.size(), 0u);
+  HostBuffer c(5);
+  c = std::move(b);
+  EXPECT_EQ(c.data(), memory);
+  EXPECT_EQ(c.data()[9999], std::byte{7});
+}
+
+TEST(HostBuffer, GrowKeepsContents) {
+  HostBuffer buffer(0);
+  buffer.grow(5000);
+  EXPECT_EQ(buffer.size(), 5000u);
+  for (std::size_t i = 0; i < 5000; ++i) buffer.data()[i] = std::byte(i * 7);
+  buffer.grow(5001);  // within capacity: no move needed
+  EXPECT_EQ(buffer.size(), 5001u);
+  buffer.grow(std::size_t{64} << 20);  // mremap, may move
+  EXPECT_EQ(buffer.size(), std::size_t{64} << 20);
+  EXPECT_TRUE(page_aligned(buffer.data()));
+  for (std::size_t i = 0; i < 5000; ++i) ASSERT_EQ(buffer.data()[i], std::byte(i * 7)) << i;
+  buffer.data()[buffer.size() - 1] = std::byte{1};
+}
+
+TEST(HostBuffer, ShrinkKeepsPrefix) {
+  HostBuffer buffer(std::size_t{1} << 20);
+  buffer.data()[100] = std::byte{9};
+  buffer.shrink(4097);
+  EXPECT_EQ(buffer.size(), 4097u);
+  EXPECT_EQ(buffer.capacity(), 8192u);
+  EXPECT_EQ(buffer.data()[100], std::byte{9});
+  buffer.shrink(0);
+  EXPECT_EQ(buffer.data(), nullptr);
+}
+
+TEST(HostBuffer, AllocationFailureNamesTheSize) {
+  try {
+    HostBuffer buffer(std::size_t{1} << 60);
+    FAIL() << "a 1 EiB mapping succeeded";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("cannot allocate 1152921504606846976 bytes of host memory: "),
+              std::string::npos)
+        << error.what();
+  }
+}
+
+}  // namespace
+}  // namespace rmgsort

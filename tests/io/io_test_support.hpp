@@ -1,0 +1,165 @@
+// Shared helpers of the io/ tests: temporary directories on a disk and on tmpfs, deterministic file
+// contents, and running a piece of a test in a child process.
+#pragma once
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <linux/magic.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace rmgsort::test {
+
+// A fresh directory under BASE, removed with its contents at the end of the test.
+class TempDir {
+ public:
+  explicit TempDir(const std::string& base) {
+    std::string pattern = base + "/rmgsort-io-test-XXXXXX";
+    if (mkdtemp(pattern.data()) == nullptr)
+      throw std::runtime_error("mkdtemp in " + base + ": " + std::strerror(errno));
+    path_ = pattern;
+  }
+  ~TempDir() {
+    nftw(
+        path_.c_str(), [](const char* p, const struct stat*, int, FTW*) { return remove(p); }, 16,
+        FTW_DEPTH | FTW_PHYS);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  [[nodiscard]] const std::string& path() const { return path_; }
+  [[nodiscard]] std::string file(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+};
+
+inline bool is_memory_file_system(const std::string& path) {
+  struct statfs fs {};
+  return statfs(path.c_str(), &fs) == 0 && (fs.f_type == TMPFS_MAGIC || fs.f_type == RAMFS_MAGIC);
+}
+
+// A directory on a disk file system for O_DIRECT tests: $RMGSORT_TEST_DISK_DIR, else /var/tmp, else
+// /tmp, else the working directory (the build directory), whichever first is not in memory.
+inline std::string disk_directory() {
+  if (const char* env = std::getenv("RMGSORT_TEST_DISK_DIR")) return env;
+  for (const char* candidate : {"/var/tmp", "/tmp", "."}) {
+    if (access(candidate, W_OK) == 0 && !is_memory_file_system(candidate)) return candidate;
+  }
+  return ".";
+}
+
+inline std::string memory_directory() { return "/dev/shm"; }
+
+// Whether files in DIRECTORY can be read with O_DIRECT and 4096-byte alignment: probed, not assumed.
+inline bool supports_direct_io(const std::string& directory) {
+  const std::string probe = directory + "/.rmgsort-direct-probe-" + std::to_string(getpid());
+  bool supported = false;
+  {
+    std::ofstream out(probe, std::ios::binary);
+    std::vector<char> block(8192, 'x');
+    out.write(block.data(), static_cast<std::streamsize>(block.size()));
+  }
+  const int fd = open(probe.c_str(), O_RDONLY | O_DIRECT);
+  if (fd >= 0) {
+    void* buffer = nullptr;
+    if (posix_memalign(&buffer, 4096, 4096) == 0) {
+      supported = pread(fd, buffer, 4096, 4096) == 4096;
+      free(buffer);
+    }
+    close(fd);
+  }
+  unlink(probe.c_str());
+  return supported;
+}
+
+// Deterministic, position-dependent bytes: any shifted, lost or duplicated range shows.
+inline std::vector<std::byte> pattern_bytes(std::size_t bytes, std::uint64_t seed = 1) {
+  std::vector<std::byte> data(bytes);
+  std::uint64_t state = seed * 0x9E3779B97F4A7C15ull;
+  for (std::size_t i = 0; i < bytes; i += 8) {
+    std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    std::memcpy(data.data() + i, &z, std::min<std::size_t>(8, bytes - i));
+  }
+  return data;
+}
+
+inline void write_plain_file(const std::string& path, const std::vector<std::byte>& data) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size()));
+  if (!out) throw std::runtime_error("cannot write " + path);
+}
+
+inline std::vector<std::byte> read_plain_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<std::byte> data(bytes.size());
+  if (!bytes.empty()) std::memcpy(data.data(), bytes.data(), bytes.size());
+  return data;
+}
+
+// Drops PATH's clean pages from the page cache (after writing them back), so that reads go to disk.
+inline void evict_from_page_cache(const std::string& path) {
+  const int fd = open(path.c_str(), O_RDONLY);
+  if (fd < 0) return;
+  fdatasync(fd);
+  posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+  close(fd);
+}
+
+inline bool file_exists(const std::string& path) {
+  struct stat st {};
+  return lstat(path.c_str(), &st) == 0;
+}
+
+// Names in DIRECTORY other than . and ..
+inline std::vector<std::string> directory_entries(const std::string& directory) {
+  std::vector<std::string> names;
+  if (DIR* dir = opendir(directory.c_str())) {
+    while (dirent* entry = readdir(dir)) {
+      const std::string name = entry->d_name;
+      if (name != "." && name != "..") names.push_back(name);
+    }
+    closedir(dir);
+  }
+  return names;
+}
+
+// Runs BODY in a forked child and returns its wait status. BODY's return value is the exit code; the
+// child never returns into the test framework.
+inline int run_in_child(const std::function<int()>& body) {
+  std::fflush(nullptr);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    int code = 99;
+    try {
+      code = body();
+    } catch (const std::exception& error) {
+      std::fprintf(stderr, "child: %s\n", error.what());
+      code = 98;
+    }
+    _exit(code);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return status;
+}
+
+}  // namespace rmgsort::test

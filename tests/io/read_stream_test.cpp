@@ -1,0 +1,112 @@
+#include "io/read_stream.hpp"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <thread>
+#include <vector>
+
+#include "io/error.hpp"
+#include "io_test_support.hpp"
+
+namespace rmgsort {
+namespace {
+
+// Feeds DATA into a pipe from a thread; the read end is the input. The writer stops quietly when the
+// reader closes early (EPIPE; SIGPIPE is ignored for the whole test program).
+class Feeder {
+ public:
+  explicit Feeder(std::vector<std::byte> data) : data_(std::move(data)) {
+    signal(SIGPIPE, SIG_IGN);
+    int fds[2];
+    if (pipe(fds) != 0) throw std::runtime_error("pipe");
+    input_ = InputFile("stdin-like pipe", fds[0], false, 0);
+    writer_ = std::thread([this, fd = fds[1]] {
+      std::size_t at = 0;
+      while (at < data_.size()) {
+        const ssize_t put = write(fd, data_.data() + at, std::min<std::size_t>(data_.size() - at, 100000));
+        if (put <= 0) break;
+        at += static_cast<std::size_t>(put);
+      }
+      close(fd);
+    });
+  }
+  ~Feeder() {
+    input_ = InputFile();  // closes the read end, so a writer blocked on a full pipe gets EPIPE
+    writer_.join();
+  }
+  Feeder(const Feeder&) = delete;
+  Feeder& operator=(const Feeder&) = delete;
+  [[nodiscard]] const InputFile& input() const { return input_; }
+  [[nodiscard]] const std::vector<std::byte>& data() const { return data_; }
+
+ private:
+  std::vector<std::byte> data_;
+  InputFile input_;
+  std::thread writer_;
+};
+
+std::string over_limit_message(std::size_t bytes, std::uint64_t limit) {
+  Feeder feeder(test::pattern_bytes(bytes));
+  std::uint64_t read = 0;
+  try {
+    (void)read_stream(feeder.input(), limit, read);
+  } catch (const Error& error) {
+    return error.what();
+  }
+  return "";
+}
+
+TEST(ReadStream, UnderTheLimit) {
+  Feeder feeder(test::pattern_bytes(1000003));
+  std::uint64_t read = 0;
+  const HostBuffer buffer = read_stream(feeder.input(), 1000004, read);
+  EXPECT_EQ(read, 1000003u);
+  EXPECT_EQ(buffer.size(), 1000003u);
+  EXPECT_TRUE(std::equal(feeder.data().begin(), feeder.data().end(), buffer.data()));
+}
+
+TEST(ReadStream, ExactlyTheLimit) {
+  Feeder feeder(test::pattern_bytes(1000003));
+  std::uint64_t read = 0;
+  const HostBuffer buffer = read_stream(feeder.input(), 1000003, read);
+  EXPECT_EQ(read, 1000003u);
+  EXPECT_TRUE(std::equal(feeder.data().begin(), feeder.data().end(), buffer.data()));
+}
+
+TEST(ReadStream, OverTheLimitNamesInputAndLimit) {
+  EXPECT_EQ(over_limit_message(1000003, 1000002), "stdin-like pipe: input is larger than the limit of 1000002 bytes");
+  EXPECT_EQ(over_limit_message(1, 0), "stdin-like pipe: input is larger than the limit of 0 bytes");
+}
+
+TEST(ReadStream, EmptyInput) {
+  Feeder feeder({});
+  std::uint64_t read = 7;
+  const HostBuffer buffer = read_stream(feeder.input(), 0, read);
+  EXPECT_EQ(read, 0u);
+  EXPECT_EQ(buffer.size(), 0u);
+}
+
+TEST(ReadStream, GrowsPastTheFirstBuffer) {
+  // More than the 64 MiB first mapping: the buffer is remapped while reading.
+  Feeder feeder(test::pattern_bytes((std::size_t{150} << 20) + 13));
+  std::uint64_t read = 0;
+  const HostBuffer buffer = read_stream(feeder.input(), std::uint64_t{1} << 40, read);
+  EXPECT_EQ(read, feeder.data().size());
+  EXPECT_TRUE(std::equal(feeder.data().begin(), feeder.data().end(), buffer.data()));
+}
+
+TEST(ReadStream, ReadsARegularFileToo) {
+  test::TempDir dir(test::memory_directory());
+  const std::vector<std::byte> data = test::pattern_bytes(77777);
+  test::write_plain_file(dir.file("in"), data);
+  const InputFile input = open_input(dir.file("in"));
+  std::uint64_t read = 0;
+  const HostBuffer buffer = read_stream(input, 100000, read);
+  EXPECT_EQ(read, data.size());
+  EXPECT_TRUE(std::equal(data.begin(), data.end(), buffer.data()));
+}
+
+}  // namespace
+}  // namespace rmgsort
