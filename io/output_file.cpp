@@ -89,7 +89,8 @@ OutputFile OutputFile::create(const std::string& path) {
 
   output.target_ = resolve_target(path);
   struct stat st {};
-  if (stat(output.target_.c_str(), &st) == 0) {
+  const bool replaces_existing = stat(output.target_.c_str(), &st) == 0;
+  if (replaces_existing) {
     if (S_ISDIR(st.st_mode)) throw Error(path + ": is a directory");
     if (!S_ISREG(st.st_mode)) {
       output.fd_ = UniqueFd(open(output.target_.c_str(), O_WRONLY | O_CLOEXEC));
@@ -114,6 +115,11 @@ OutputFile OutputFile::create(const std::string& path) {
     if (fd < 0) throw_errno(path, "cannot create output file", errno);
     output.fd_ = UniqueFd(fd);
     output.temp_path_ = std::move(temp_path);
+    // A file that replaces another keeps the other's permission bits (as `sort -o f f` keeps f's):
+    // sorting a private file must not make it readable by others.
+    // (A throw here destroys `output`, which unlinks the temporary file.)
+    if (replaces_existing && fchmod(fd, st.st_mode & 07777) != 0)
+      throw_errno(path, "cannot give the new output the existing file's permissions");
     // Registered before the signals come back; should the registry be full, the throw destroys
     // `output`, which unlinks the file.
     output.registration_ = CleanupRegistration(output.temp_path_);

@@ -78,6 +78,19 @@ TEST(OutputFile, CommitReplacesAnExistingFile) {
   EXPECT_EQ(test::directory_entries(dir.path()).size(), 1u);
 }
 
+// Regression: sorting a private file in place made it world-readable (0600 became 0644).
+TEST(OutputFile, ReplacingAFileKeepsItsPermissionBits) {
+  test::TempDir dir(test::disk_directory());
+  const std::string path = dir.file("private.bin");
+  test::write_plain_file(path, test::pattern_bytes(100, 1));
+  ASSERT_EQ(chmod(path.c_str(), 0600), 0);
+  OutputFile output = OutputFile::create(path);
+  output.commit();
+  struct stat st {};
+  ASSERT_EQ(stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0600u);
+}
+
 TEST(OutputFile, UncommittedLeavesTheExistingOutputAndNoTemporary) {
   test::TempDir dir(test::disk_directory());
   const std::string path = dir.file("out");
