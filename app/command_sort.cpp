@@ -121,7 +121,9 @@ int run_sort(const SortOptions& options) {
     keys = HostBuffer(bytes);
     progress.phase("reading " + input_name, bytes);
     std::mutex checksum_mutex;
-    const ReadStats read = read_file(input, keys.data(), bytes, ReadOptions{},
+    ReadOptions read_options;
+    read_options.threads = unsigned(active_threads());
+    const ReadStats read = read_file(input, keys.data(), bytes, read_options,
                                      [&](std::uint64_t, const std::byte* block, std::size_t length) {
                                        progress.advance(length);
                                        if (!options.verify) return;

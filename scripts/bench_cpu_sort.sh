@@ -30,9 +30,9 @@ cmp -s "$work/baseline.u32" "$work/ours.u32" || { echo "bench: outputs differ" >
 
 tbb_s=$(sed -E 's/.*tbb_parallel_sort_s=([0-9.]+).*/\1/' <<<"$memory")
 radix_s=$(sed -E 's/.*radix_sort_s=([0-9.]+).*/\1/' <<<"$memory")
-printf '\n| %-52s | %10s | %10s | %7s | %6s |\n' "case" "baseline s" "rmgsort s" "speedup" "target"
-printf '|%s|%s|%s|%s|%s|\n' "$(printf -- '-%.0s' {1..54})" "------------" "------------" "---------" "--------"
-printf '| %-52s | %10.3f | %10.3f | %6.2fx | %6s |\n' "2^$log2 u32 in memory: tbb::parallel_sort vs radix_sort" \
+printf '\n| %-60s | %10s | %10s | %7s | %6s |\n' "case" "baseline s" "rmgsort s" "speedup" "target"
+printf '|%s|%s|%s|%s|%s|\n' "$(printf -- '-%.0s' {1..62})" "------------" "------------" "---------" "--------"
+printf '| %-60s | %10.3f | %10.3f | %6.2fx | %6s |\n' "2^$log2 u32 in memory: tbb::parallel_sort vs radix_sort" \
   "$tbb_s" "$radix_s" "$(python3 -c "print($tbb_s/$radix_s)")" ">= 5x"
-printf '| %-52s | %10.3f | %10.3f | %6.2fx | %6s |\n' "2^26 u32 file: read+parallel_sort+write vs sort --gpus none" \
+printf '| %-60s | %10.3f | %10.3f | %6.2fx | %6s |\n' "2^26 u32 file: read+parallel_sort+write vs sort --gpus none" \
   "$baseline" "$ours" "$(python3 -c "print($baseline/$ours)")" ">= 3x"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Run HERE (the development machine) before a `device` run: builds for Hopper (sm_90) into
-# build-device/ and gathers what the GPU machine lacks into .device/ (ignored by git through
+# ${BUILD_DIR:-build}/ and gathers what the GPU machine lacks into .device/ (ignored by git through
 # .git/info/exclude; pass ".device" in the run's `carry`):
 #   .device/bin  rmgsort, the test executables and the benchmarks
 #   .device/lib  libtbb.so.12 (+ tbbmalloc) and libnuma.so.1; liburing is linked statically
@@ -9,11 +9,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 grep -qx '/.device/' .git/info/exclude 2>/dev/null || echo '/.device/' >> .git/info/exclude
 
-BUILD_DIR=build-device ./scripts/build.sh -DCMAKE_CUDA_ARCHITECTURES=90
+build_dir=${BUILD_DIR:-build}
+BUILD_DIR=$build_dir ./scripts/build.sh -DCMAKE_CUDA_ARCHITECTURES=90
 rm -rf .device
 mkdir -p .device/bin .device/lib
-cp build-device/app/rmgsort .device/bin/
-find build-device/tests -maxdepth 2 -type f -perm -u+x \( -name '*_test' -o -name '*_bench' \) -exec cp {} .device/bin/ \;
+cp "$build_dir/app/rmgsort" .device/bin/
+find "$build_dir/tests" -maxdepth 2 -type f -perm -u+x \( -name '*_test' -o -name '*_bench' \) -exec cp {} .device/bin/ \;
 for lib in libtbb.so.12 libtbbmalloc.so.2 libnuma.so.1; do
   cp -L "$(ldconfig -p | awk -v l="$lib" '$1 == l && /x86-64/ {print $NF; exit}')" .device/lib/
 done
