@@ -95,7 +95,10 @@ int run_sort(const SortOptions& options) {
   const std::size_t width = key_width(options.type);
 
   // Validate everything that can be validated before any data moves.
-  const std::vector<int> gpus = resolve_gpus(parse_gpu_spec(options.gpus), cuda_device_count());
+  const GpuSpec gpu_spec = parse_gpu_spec(options.gpus);
+  // --gpus none must not start the CUDA driver: that alone takes a few hundred ms on a GPU machine.
+  const std::vector<int> gpus =
+      resolve_gpus(gpu_spec, gpu_spec.kind == GpuSpec::Kind::none ? 0 : cuda_device_count());
   const std::uint64_t host_memory = options.host_memory.value_or(default_host_memory_bytes());
   if (options.stats == "-" && options.output == "-")
     throw Error("--stats -: standard output already carries the sorted keys; give --stats a file name");

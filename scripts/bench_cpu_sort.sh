@@ -27,6 +27,7 @@ ours=$(for _ in 1 2 3; do
   python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["wall_seconds"])' "$work/stats.json"
 done | best)
 cmp -s "$work/baseline.u32" "$work/ours.u32" || { echo "bench: outputs differ" >&2; exit 1; }
+echo "# rmgsort phases (last run): $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["phases_seconds"])' "$work/stats.json")"
 
 tbb_s=$(sed -E 's/.*tbb_parallel_sort_s=([0-9.]+).*/\1/' <<<"$memory")
 radix_s=$(sed -E 's/.*radix_sort_s=([0-9.]+).*/\1/' <<<"$memory")
