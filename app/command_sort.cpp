@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "app/commands.hpp"
+#include "app/gpu_engine.hpp"
 #include "app/size_parse.hpp"
 #include "app/stats.hpp"
 #include "app/stopwatch.hpp"
@@ -28,7 +29,7 @@ namespace rmgsort {
 namespace {
 
 struct PhaseTimes {
-  double read = 0, sort = 0, verify = 0, write = 0;
+  double read = 0, allocate = 0, sort = 0, verify = 0, write = 0;
 };
 
 // The threads oneTBB will use: the arena's, bounded by a --threads global_control.
@@ -55,11 +56,13 @@ void require_whole_keys(const std::string& name, std::uint64_t bytes, KeyType ty
                 std::string(key_type_name(type)) + " keys (" + std::to_string(width) + " bytes each)");
 }
 
-// The in-memory sort needs the keys and a scratch buffer of the same size.
-void require_host_memory(const std::string& name, std::uint64_t bytes, std::uint64_t host_memory) {
-  if (bytes > host_memory / 2)
-    throw Error(name + ": sorting " + format_bytes(bytes) + " needs " + bytes_exactly(2 * bytes) +
-                " of host memory (the keys and a sort buffer), more than --host-memory " + bytes_exactly(host_memory) +
+// The CPU sort needs the keys and a scratch buffer of the same size; the GPUs need the keys only.
+void require_host_memory(const std::string& name, std::uint64_t bytes, std::uint64_t host_memory, bool on_gpus) {
+  const std::uint64_t need = on_gpus ? bytes : 2 * bytes;
+  if (need > host_memory)
+    throw Error(name + ": sorting " + format_bytes(bytes) + " needs " + bytes_exactly(need) +
+                " of host memory (" + (on_gpus ? "the keys" : "the keys and a sort buffer") +
+                "), more than --host-memory " + bytes_exactly(host_memory) +
                 "; raise --host-memory (sorting inputs larger than memory is not available yet)");
 }
 
@@ -107,9 +110,13 @@ int run_sort(const SortOptions& options) {
 
   InputFile input = open_input(options.input);
   const std::string input_name = input.display_name();
+  // The GPUs take the input when it fits them (a stream's size is known only once it is read).
+  std::unique_ptr<GpuEngine> gpu;
+  std::string why_not_gpu = gpus.empty() ? "no GPU selected" : "";
   if (input.regular) {
     require_whole_keys(input_name, input.size, options.type);
-    require_host_memory(input_name, input.size, host_memory);
+    gpu = GpuEngine::choose(options.type, gpus, input.size / width, options.gpu_memory, why_not_gpu);
+    require_host_memory(input_name, input.size, host_memory, gpu != nullptr);
   }
   OutputFile output = OutputFile::create(options.output);
   Progress progress(options.progress);
@@ -123,6 +130,7 @@ int run_sort(const SortOptions& options) {
   if (input.regular) {
     bytes = input.size;
     keys = HostBuffer(bytes);
+    if (gpu) gpu->pin(keys.data(), keys.capacity());  // read straight into page-locked memory
     progress.phase("reading " + input_name, bytes);
     std::mutex checksum_mutex;
     ReadOptions read_options;
@@ -145,12 +153,20 @@ int run_sort(const SortOptions& options) {
     }
     require_whole_keys(input_name, bytes, options.type);
     if (options.verify) input_checksum = checksum_keys(keys.data(), bytes, width);
+    gpu = GpuEngine::choose(options.type, gpus, bytes / width, options.gpu_memory, why_not_gpu);
+    if (gpu) gpu->pin(keys.data(), keys.capacity());
   }
   times.read = phase.lap();
   const std::uint64_t count = bytes / width;
 
-  progress.phase("sorting", 0);
-  {
+  if (gpu) {
+    progress.phase("allocating GPU memory", 0);
+    gpu->allocate();
+    times.allocate = phase.lap();
+    progress.phase("sorting on " + std::to_string(gpus.size()) + " GPU" + (gpus.size() == 1 ? "" : "s"), 0);
+    gpu->sort(keys.data(), count, options.order);
+  } else {
+    progress.phase("sorting", 0);
     HostBuffer scratch(bytes);
     sort_keys(options.type, keys.data(), scratch.data(), count, options.order);
   }
@@ -189,14 +205,16 @@ int run_sort(const SortOptions& options) {
                     .add("keys", count)
                     .add("bytes", bytes)
                     .add("threads", std::uint64_t(active_threads()))
-                    .add("engine", "cpu")
+                    .add("engine", gpu ? "gpu" : "cpu")
                     .add("gpus_selected", gpus)
+                    .add("cpu_because", gpu ? std::string() : why_not_gpu)
                     .add("host_memory_bytes", host_memory)
                     .add("verified", options.verify)
                     .add("read_direct_io", read_direct)
                     .add("wall_seconds", seconds)
                     .add("phases_seconds", JsonObject()
                                                .add("read", times.read)
+                                               .add("gpu_allocate", times.allocate)
                                                .add("sort", times.sort)
                                                .add("verify", times.verify)
                                                .add("write", times.write))
@@ -204,7 +222,8 @@ int run_sort(const SortOptions& options) {
                                            .add("keys_per_second", double(count) / seconds)
                                            .add("bytes_per_second", double(bytes) / seconds)
                                            .add("sort_keys_per_second", times.sort > 0 ? double(count) / times.sort : 0.0))
-                    .add("cpu_radix_sort", radix_config_json()));
+                    .add("cpu_radix_sort", radix_config_json())
+                    .add("gpu", gpu ? gpu->stats() : JsonObject()));
   output.commit();
   stats.commit();
   return kExitOk;

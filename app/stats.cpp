@@ -29,6 +29,30 @@ std::string json_quote(std::string_view text) {
   return out + "\"";
 }
 
+namespace {
+
+// "[a,b,...]" of each value's JSON text.
+template <class Values, class ToJson>
+std::string json_array(const Values& values, ToJson&& to_json) {
+  std::string json = "[";
+  bool first = true;
+  for (const auto& value : values) {
+    if (!first) json += ',';
+    first = false;
+    json += to_json(value);
+  }
+  return json + "]";
+}
+
+std::string json_number(double value) {
+  if (!std::isfinite(value)) return "null";
+  char text[40];
+  std::snprintf(text, sizeof text, "%.6g", value);
+  return text;
+}
+
+}  // namespace
+
 JsonObject& JsonObject::add_raw(std::string_view key, std::string json) {
   members_.emplace_back(std::string(key), std::move(json));
   return *this;
@@ -40,12 +64,7 @@ JsonObject& JsonObject::add(std::string_view key, std::uint64_t value) { return 
 JsonObject& JsonObject::add(std::string_view key, std::int64_t value) { return add_raw(key, std::to_string(value)); }
 JsonObject& JsonObject::add(std::string_view key, const JsonObject& value) { return add_raw(key, value.dump()); }
 
-JsonObject& JsonObject::add(std::string_view key, double value) {
-  if (!std::isfinite(value)) return add_raw(key, "null");
-  char text[40];
-  std::snprintf(text, sizeof text, "%.6g", value);
-  return add_raw(key, text);
-}
+JsonObject& JsonObject::add(std::string_view key, double value) { return add_raw(key, json_number(value)); }
 
 JsonObject& JsonObject::add(std::string_view key, const std::vector<int>& values) {
   std::string json = "[";
@@ -54,6 +73,22 @@ JsonObject& JsonObject::add(std::string_view key, const std::vector<int>& values
     json += std::to_string(values[i]);
   }
   return add_raw(key, json + "]");
+}
+
+
+JsonObject& JsonObject::add(std::string_view key, const std::vector<double>& values) {
+  return add_raw(key, json_array(values, json_number));
+}
+JsonObject& JsonObject::add(std::string_view key, const std::vector<std::string>& values) {
+  return add_raw(key, json_array(values, [](const std::string& v) { return json_quote(v); }));
+}
+JsonObject& JsonObject::add(std::string_view key, const std::vector<JsonObject>& values) {
+  return add_raw(key, json_array(values, [](const JsonObject& v) { return v.dump(); }));
+}
+JsonObject& JsonObject::add(std::string_view key, const std::vector<std::vector<std::uint64_t>>& rows) {
+  return add_raw(key, json_array(rows, [](const std::vector<std::uint64_t>& row) {
+                   return json_array(row, [](std::uint64_t v) { return std::to_string(v); });
+                 }));
 }
 
 std::string JsonObject::dump() const {

@@ -1,0 +1,87 @@
+#include "app/gpu_engine.hpp"
+
+#if RMGSORT_WITH_CUDA
+#include "gpu/in_core_sort.hpp"
+#include "gpu/kernel_policy.hpp"
+#endif
+
+namespace rmgsort {
+
+#if RMGSORT_WITH_CUDA
+namespace {
+
+class InCoreEngine final : public GpuEngine {
+ public:
+  explicit InCoreEngine(InCorePlan plan) : plan_(std::move(plan)) {}
+
+  void pin(std::byte* data, std::size_t bytes) override { pinned_ = PinnedRegistration(data, bytes); }
+  void allocate() override { sorter_ = std::make_unique<InCoreSorter>(plan_); }
+  void sort(std::byte* keys, std::uint64_t count, SortOrder order) override {
+    last_ = sorter_->sort(keys, count, order);
+  }
+
+  JsonObject stats() const override {
+    std::vector<JsonObject> gpus;
+    for (std::size_t i = 0; i < last_.gpus.size(); ++i) {
+      const InCoreStats::Gpu& gpu = last_.gpus[i];
+      gpus.push_back(JsonObject()
+                         .add("device", gpu.device)
+                         .add("memory_planned_bytes", plan_.need[i].total())
+                         .add("copy_in_ms", gpu.copy_in_ms)
+                         .add("histogram_ms", gpu.histogram_ms)
+                         .add("scatter_ms", gpu.scatter_ms)
+                         .add("swap_ms", gpu.swap_ms)
+                         .add("sort_and_copy_back_ms", gpu.sort_and_copy_back_ms)
+                         .add("keys_received", gpu.keys_received)
+                         .add("bucket_sorts", std::uint64_t(gpu.bucket_sorts)));
+    }
+    return JsonObject()
+        .add("passes", last_.passes)
+        .add("buckets", std::uint64_t(last_.buckets))
+        .add("total_ms", last_.total_ms)
+        .add("swap_bytes_src_dst", last_.bytes_between)
+        .add("pairs_staged_through_host", last_.staged_pairs)
+        .add("gpus", gpus)
+        .add("policy", JsonObject()
+                           .add("digit_bits", kernel_policy::kDigitBits)
+                           .add("threads_per_block", kernel_policy::kThreadsPerBlock)
+                           .add("epsilon_fraction", 0.005)
+                           .add("small_bucket_fraction", 0.01)
+                           .add("max_bucket_sorts", 128));
+  }
+
+ private:
+  InCorePlan plan_;
+  PinnedRegistration pinned_;
+  std::unique_ptr<InCoreSorter> sorter_;
+  InCoreStats last_;
+};
+
+}  // namespace
+
+std::unique_ptr<GpuEngine> GpuEngine::choose(KeyType type, const std::vector<int>& gpus, std::uint64_t keys,
+                                             std::optional<std::uint64_t> gpu_memory, std::string& why_not) {
+  if (gpus.empty() || keys == 0) {
+    why_not = gpus.empty() ? "no GPU selected" : "no keys";
+    return nullptr;
+  }
+  const InCorePlan largest = plan_in_core(type, gpus, gpu_memory);
+  if (keys > largest.round_keys) {
+    why_not = std::to_string(keys) + " keys exceed the " + std::to_string(largest.round_keys) +
+              " that fit the GPUs at once (sorting in rounds comes with the out-of-core stage)";
+    return nullptr;
+  }
+  return std::make_unique<InCoreEngine>(plan_in_core_for(type, gpus, keys, gpu_memory));
+}
+
+#else
+
+std::unique_ptr<GpuEngine> GpuEngine::choose(KeyType, const std::vector<int>&, std::uint64_t,
+                                             std::optional<std::uint64_t>, std::string& why_not) {
+  why_not = "this rmgsort was built without CUDA";
+  return nullptr;
+}
+
+#endif
+
+}  // namespace rmgsort

@@ -1,0 +1,100 @@
+// The in-core RMG sort (thesis §3-§4): sorts one round of keys held in host memory on the selected
+// GPUs and returns it sorted in the same host memory. Everything it needs on the devices and in
+// pinned host memory is planned before it starts (plan_in_core) and allocated once, when the
+// sorter is built; sort() allocates nothing and can be called for many rounds.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "host/key_order.hpp"
+#include "host/key_type.hpp"
+
+namespace rmgsort {
+
+// Bytes one GPU needs for a round of up to `round_keys` keys, by purpose.
+struct GpuMemoryNeed {
+  std::uint64_t key_buffers = 0;       // the double buffer: 2 x (chunk + 2 epsilon) keys
+  std::uint64_t cub_temporary = 0;     // cub::DeviceRadixSort temporary storage, largest bucket sort
+  std::uint64_t histograms = 0;        // block-local histograms (reused by every pass) and bucket tables
+  [[nodiscard]] std::uint64_t total() const { return key_buffers + cub_temporary + histograms; }
+};
+
+struct InCorePlan {
+  KeyType type = KeyType::u32;
+  std::vector<int> gpus;
+  std::uint64_t round_keys = 0;   // the most keys one sort() accepts
+  std::uint64_t chunk_keys = 0;   // per GPU: ceil(round_keys / g)
+  std::vector<GpuMemoryNeed> need;  // per selected GPU
+};
+
+// How many keys of `type` fit on `gpus` within `gpu_memory_bytes` per GPU (default: each GPU's free
+// memory minus a safety margin), and what each GPU then needs. Creates the devices' contexts but
+// allocates nothing. Throws Error naming the GPU when even one key per GPU does not fit.
+[[nodiscard]] InCorePlan plan_in_core(KeyType type, const std::vector<int>& gpus,
+                                      std::optional<std::uint64_t> gpu_memory_bytes);
+
+// The plan for exactly `round_keys` keys (it must fit the GPUs' memory; Error otherwise).
+[[nodiscard]] InCorePlan plan_in_core_for(KeyType type, const std::vector<int>& gpus, std::uint64_t round_keys,
+                                          std::optional<std::uint64_t> gpu_memory_bytes);
+
+// Per-GPU and per-phase times of one sort() (CUDA events), and what moved where.
+struct InCoreStats {
+  struct Gpu {
+    int device = 0;
+    double copy_in_ms = 0;
+    std::vector<double> histogram_ms;  // per pass
+    std::vector<double> scatter_ms;    // per pass (0 where every part fell in one digit)
+    double swap_ms = 0;
+    double sort_and_copy_back_ms = 0;  // bucket sorts overlapped with the copies back
+    std::uint64_t keys_received = 0;
+    std::size_t bucket_sorts = 0;
+  };
+  std::vector<Gpu> gpus;
+  int passes = 0;
+  std::size_t buckets = 0;
+  std::vector<std::vector<std::uint64_t>> bytes_between;  // [src][dst] swapped bytes (diagonal: local)
+  std::vector<std::string> staged_pairs;  // GPU pairs without peer access, swapped through host memory
+  double total_ms = 0;
+};
+
+class InCoreSorter {
+ public:
+  // Allocates every device and pinned buffer of `plan` (Error naming the GPU on failure) and enables
+  // peer access between every pair of selected GPUs that supports it.
+  explicit InCoreSorter(const InCorePlan& plan);
+  ~InCoreSorter();
+  InCoreSorter(const InCoreSorter&) = delete;
+  InCoreSorter& operator=(const InCoreSorter&) = delete;
+
+  [[nodiscard]] const InCorePlan& plan() const;
+
+  // Sorts keys[0, count) of the plan's type in `order`, in place. `keys` is host memory; the sorter
+  // page-locks it for the call if it is not already (register_host_memory makes that free for
+  // buffers reused across rounds). count <= plan().round_keys. Synchronous.
+  InCoreStats sort(std::byte* keys, std::uint64_t count, SortOrder order);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Page-locks (cudaHostRegister) an existing host buffer for fast copies to and from every GPU, for
+// as long as the returned handle lives.
+class PinnedRegistration {
+ public:
+  PinnedRegistration() = default;
+  PinnedRegistration(void* data, std::size_t bytes);
+  ~PinnedRegistration();
+  PinnedRegistration(PinnedRegistration&& other) noexcept;
+  PinnedRegistration& operator=(PinnedRegistration&& other) noexcept;
+
+ private:
+  void* data_ = nullptr;
+};
+
+}  // namespace rmgsort

@@ -1,0 +1,114 @@
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
+
+#include <algorithm>
+
+#include "gpu/cuda_check.hpp"
+#include "gpu/device_resources.hpp"
+#include "gpu/kernel_policy.hpp"
+#include "gpu/memory_plan.cuh"
+#include "gpu/partition_planner.hpp"
+
+namespace rmgsort {
+namespace {
+
+template <class Bits>
+std::uint64_t sort_temporary_bytes(std::uint64_t keys) {
+  std::size_t bytes = 0;
+  cub::DoubleBuffer<Bits> buffers(nullptr, nullptr);
+  RMGSORT_CUDA_TRY(cub::DeviceRadixSort::SortKeys(nullptr, bytes, buffers, keys, 0, int(8 * sizeof(Bits))));
+  return bytes;
+}
+
+std::uint64_t scan_temporary_bytes(std::uint64_t items) {
+  std::size_t bytes = 0;
+  RMGSORT_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, bytes, static_cast<std::uint32_t*>(nullptr),
+                                                 static_cast<std::uint32_t*>(nullptr), items));
+  return bytes;
+}
+
+std::uint64_t available_bytes(int device, std::optional<std::uint64_t> gpu_memory_bytes) {
+  ScopedDevice scope(device);
+  std::size_t free = 0, total = 0;
+  RMGSORT_CUDA_TRY(cudaMemGetInfo(&free, &total));
+  if (gpu_memory_bytes) {
+    if (*gpu_memory_bytes > free)
+      throw Error("GPU " + std::to_string(device) + ": --gpu-memory " + std::to_string(*gpu_memory_bytes) +
+                  " bytes is more than its " + std::to_string(free) + " free bytes");
+    return *gpu_memory_bytes;
+  }
+  return free > kGpuMemoryMargin ? free - kGpuMemoryMargin : 0;
+}
+
+// The largest chunk whose buffer (chunk + 2 epsilon, epsilon = 0.5 %) stays below 2^32 keys.
+constexpr std::uint64_t kMaxPlannedChunk = kernel_policy::kMaxChunkKeys / 101 * 100;
+
+std::uint64_t chunk_for(std::uint64_t round_keys, std::size_t gpus) {
+  return (round_keys + gpus - 1) / gpus;
+}
+
+}  // namespace
+
+GpuLayout gpu_layout(KeyType type, std::uint64_t chunk_keys, int gpus) {
+  const int width = int(key_width(type));
+  GpuLayout layout;
+  layout.chunk_keys = chunk_keys;
+  layout.epsilon_keys = std::uint64_t(double(chunk_keys) * PlannerConfig{}.epsilon_fraction);
+  layout.buffer_keys = chunk_keys + 2 * layout.epsilon_keys;
+  layout.block_count_slots = (kernel_policy::blocks_for(chunk_keys, width) + std::uint64_t(gpus)) * kernel_policy::kDigits;
+  layout.scan_temporary_bytes = scan_temporary_bytes(std::max<std::uint64_t>(layout.block_count_slots, 1));
+  layout.sort_temporary_bytes = width == 4 ? sort_temporary_bytes<std::uint32_t>(std::max<std::uint64_t>(layout.buffer_keys, 1))
+                                           : sort_temporary_bytes<std::uint64_t>(std::max<std::uint64_t>(layout.buffer_keys, 1));
+  layout.need.key_buffers = 2 * layout.buffer_keys * std::uint64_t(width);
+  layout.need.cub_temporary = kSortStreams * layout.sort_temporary_bytes + layout.scan_temporary_bytes;
+  // Block-local histograms are reused by every pass (thesis §4.5's reduction); the digit tables of
+  // the spanning buckets (at most s_max) go straight to pinned host memory for the planner.
+  layout.need.histograms = layout.block_count_slots * sizeof(std::uint32_t);
+  return layout;
+}
+
+InCorePlan plan_in_core_for(KeyType type, const std::vector<int>& gpus, std::uint64_t round_keys,
+                            std::optional<std::uint64_t> gpu_memory_bytes) {
+  if (gpus.empty()) throw Error("the in-core GPU sort needs at least one GPU");
+  InCorePlan plan;
+  plan.type = type;
+  plan.gpus = gpus;
+  plan.round_keys = round_keys;
+  plan.chunk_keys = chunk_for(round_keys, gpus.size());
+  if (plan.chunk_keys > kMaxPlannedChunk)
+    throw Error("a round of " + std::to_string(round_keys) + " keys gives " + std::to_string(plan.chunk_keys) +
+                " keys per GPU; with its epsilon padding that is more than the 2^32 a pass can count");
+  for (int device : gpus) {
+    ScopedDevice scope(device);
+    const GpuLayout layout = gpu_layout(type, plan.chunk_keys, int(gpus.size()));
+    const std::uint64_t available = available_bytes(device, gpu_memory_bytes);
+    if (layout.need.total() > available)
+      throw Error("GPU " + std::to_string(device) + ": a round of " + std::to_string(round_keys) + " keys needs " +
+                  std::to_string(layout.need.total()) + " bytes on each GPU, more than the " +
+                  std::to_string(available) + " available" + (gpu_memory_bytes ? " (--gpu-memory)" : ""));
+    plan.need.push_back(layout.need);
+  }
+  return plan;
+}
+
+InCorePlan plan_in_core(KeyType type, const std::vector<int>& gpus, std::optional<std::uint64_t> gpu_memory_bytes) {
+  if (gpus.empty()) throw Error("the in-core GPU sort needs at least one GPU");
+  // The largest chunk that fits every GPU: the need grows with the chunk, so bisect.
+  std::uint64_t fits = 0;
+  for (int device : gpus) {
+    ScopedDevice scope(device);
+    const std::uint64_t available = available_bytes(device, gpu_memory_bytes);
+    std::uint64_t lo = 0, hi = kMaxPlannedChunk;
+    while (lo < hi) {
+      const std::uint64_t mid = lo + (hi - lo + 1) / 2;
+      if (gpu_layout(type, mid, int(gpus.size())).need.total() <= available) lo = mid; else hi = mid - 1;
+    }
+    if (lo == 0)
+      throw Error("GPU " + std::to_string(device) + ": " + std::to_string(available) +
+                  " bytes of GPU memory do not hold even one key per GPU");
+    fits = fits == 0 ? lo : std::min(fits, lo);
+  }
+  return plan_in_core_for(type, gpus, fits * gpus.size(), gpu_memory_bytes);
+}
+
+}  // namespace rmgsort

@@ -1,0 +1,32 @@
+// What one GPU needs for a chunk, from exact sizes: the double buffer of chunk + 2 epsilon keys,
+// CUB's temporary storage (queried, not guessed) and the histogram tables. Used by plan_in_core
+// and by the sorter when it allocates, so both agree to the byte.
+#pragma once
+
+#include <cstdint>
+
+#include "gpu/in_core_sort.hpp"
+
+namespace rmgsort {
+
+struct GpuLayout {
+  std::uint64_t chunk_keys = 0;
+  std::uint64_t epsilon_keys = 0;
+  std::uint64_t buffer_keys = 0;         // chunk + 2 epsilon
+  std::uint64_t block_count_slots = 0;   // blocks of one pass's parts, at most: chunk's blocks + g
+  std::uint64_t scan_temporary_bytes = 0;
+  std::uint64_t sort_temporary_bytes = 0;  // one bucket sort (two run at once)
+  GpuMemoryNeed need;
+};
+
+// Queries CUB on the current device.
+[[nodiscard]] GpuLayout gpu_layout(KeyType type, std::uint64_t chunk_keys, int gpus);
+
+// Bytes left unplanned on each GPU when --gpu-memory is not given: for the CUDA runtime's and
+// libraries' own allocations beside ours.
+inline constexpr std::uint64_t kGpuMemoryMargin = std::uint64_t{512} << 20;
+
+// The two concurrent bucket-sort streams (thesis §4.4: up to two buckets sorted at once).
+inline constexpr int kSortStreams = 2;
+
+}  // namespace rmgsort

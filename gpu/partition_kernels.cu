@@ -1,0 +1,141 @@
+#include "gpu/partition_kernels.cuh"
+
+#include <algorithm>
+
+#include "gpu/cuda_check.hpp"
+#include "gpu/kernel_policy.hpp"
+
+namespace rmgsort {
+namespace {
+
+using namespace kernel_policy;
+
+template <class Bits>
+__device__ unsigned digit_of(Bits key, int shift) {
+  return unsigned(key >> shift) & unsigned(kDigits - 1);
+}
+
+// Thread t of block b reads keys b * kKeysPerBlock + t + j * kThreadsPerBlock (coalesced). Skew
+// (thesis §4.1): a thread counts the run of its first digit in a register and adds it once, so
+// all-equal digits cost one shared atomic per thread instead of one per key.
+template <class Bits>
+__global__ void __launch_bounds__(kThreadsPerBlock)
+    block_histograms_kernel(const Bits* keys, std::uint32_t count, int shift, std::uint32_t* block_counts) {
+  constexpr int kPerThread = kKeysPerThread<sizeof(Bits)>;
+  __shared__ std::uint32_t histogram[kDigits];
+  histogram[threadIdx.x] = 0;
+  __syncthreads();
+  const std::uint64_t base = std::uint64_t(blockIdx.x) * kKeysPerBlock<sizeof(Bits)> + threadIdx.x;
+  unsigned run_digit = kDigits;  // none yet
+  std::uint32_t run = 0;
+#pragma unroll
+  for (int j = 0; j < kPerThread; ++j) {
+    const std::uint64_t i = base + std::uint64_t(j) * kThreadsPerBlock;
+    if (i < count) {
+      const unsigned digit = digit_of(keys[i], shift);
+      if (digit == run_digit) {
+        ++run;
+      } else if (run_digit == kDigits) {
+        run_digit = digit;
+        run = 1;
+      } else {
+        atomicAdd(&histogram[digit], 1u);
+      }
+    }
+  }
+  if (run > 0) atomicAdd(&histogram[run_digit], run);
+  __syncthreads();
+  block_counts[std::uint64_t(threadIdx.x) * gridDim.x + blockIdx.x] = histogram[threadIdx.x];
+}
+
+// Each block claims positions for its keys digit by digit through shared counters initialised from
+// its scanned offsets. The order within a digit is not kept (MSD partitioning does not need it).
+template <class Bits>
+__global__ void __launch_bounds__(kThreadsPerBlock)
+    scatter_kernel(const Bits* keys, std::uint32_t count, int shift, const std::uint32_t* block_offsets, Bits* out) {
+  constexpr int kPerThread = kKeysPerThread<sizeof(Bits)>;
+  __shared__ std::uint32_t next[kDigits];
+  next[threadIdx.x] = block_offsets[std::uint64_t(threadIdx.x) * gridDim.x + blockIdx.x];
+  __syncthreads();
+  const std::uint64_t base = std::uint64_t(blockIdx.x) * kKeysPerBlock<sizeof(Bits)> + threadIdx.x;
+#pragma unroll
+  for (int j = 0; j < kPerThread; ++j) {
+    const std::uint64_t i = base + std::uint64_t(j) * kThreadsPerBlock;
+    if (i < count) {
+      const Bits key = keys[i];
+      out[atomicAdd(&next[digit_of(key, shift)], 1u)] = key;
+    }
+  }
+}
+
+template <class T, SortOrder kOrder, bool kEncode>
+__global__ void transform_kernel(RadixBits<T>* keys, std::uint64_t count) {
+  using Order = KeyOrder<T, kOrder>;
+  for (std::uint64_t i = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
+       i += std::uint64_t(gridDim.x) * blockDim.x) {
+    if constexpr (kEncode) {
+      keys[i] = Order::encode(__builtin_bit_cast(T, keys[i]));
+    } else {
+      keys[i] = __builtin_bit_cast(RadixBits<T>, Order::decode(keys[i]));
+    }
+  }
+}
+
+template <class T, bool kEncode>
+void transform_async(void* keys, std::uint64_t count, SortOrder order, cudaStream_t stream) {
+  if (count == 0) return;
+  // A grid-stride loop with a few blocks per SM's worth of threads: memory-bound either way.
+  const unsigned blocks = unsigned(std::min<std::uint64_t>((count + 1023) / 1024, 132u * 16u));
+  auto* bits = static_cast<RadixBits<T>*>(keys);
+  if (order == SortOrder::ascending) {
+    transform_kernel<T, SortOrder::ascending, kEncode><<<blocks, 1024, 0, stream>>>(bits, count);
+  } else {
+    transform_kernel<T, SortOrder::descending, kEncode><<<blocks, 1024, 0, stream>>>(bits, count);
+  }
+  RMGSORT_CUDA_TRY(cudaGetLastError());
+}
+
+}  // namespace
+
+template <class Bits>
+void block_histograms_async(const Bits* keys, std::uint32_t count, int shift, std::uint32_t* block_counts,
+                            cudaStream_t stream) {
+  const auto blocks = unsigned(blocks_for(count, sizeof(Bits)));
+  if (blocks == 0) return;
+  block_histograms_kernel<Bits><<<blocks, kThreadsPerBlock, 0, stream>>>(keys, count, shift, block_counts);
+  RMGSORT_CUDA_TRY(cudaGetLastError());
+}
+
+template <class Bits>
+void scatter_async(const Bits* keys, std::uint32_t count, int shift, const std::uint32_t* block_offsets, Bits* out,
+                   cudaStream_t stream) {
+  const auto blocks = unsigned(blocks_for(count, sizeof(Bits)));
+  if (blocks == 0) return;
+  scatter_kernel<Bits><<<blocks, kThreadsPerBlock, 0, stream>>>(keys, count, shift, block_offsets, out);
+  RMGSORT_CUDA_TRY(cudaGetLastError());
+}
+
+template <class T>
+void encode_keys_async(void* keys, std::uint64_t count, SortOrder order, cudaStream_t stream) {
+  transform_async<T, true>(keys, count, order, stream);
+}
+template <class T>
+void decode_keys_async(void* keys, std::uint64_t count, SortOrder order, cudaStream_t stream) {
+  transform_async<T, false>(keys, count, order, stream);
+}
+
+template void block_histograms_async<std::uint32_t>(const std::uint32_t*, std::uint32_t, int, std::uint32_t*, cudaStream_t);
+template void block_histograms_async<std::uint64_t>(const std::uint64_t*, std::uint32_t, int, std::uint32_t*, cudaStream_t);
+template void scatter_async<std::uint32_t>(const std::uint32_t*, std::uint32_t, int, const std::uint32_t*, std::uint32_t*, cudaStream_t);
+template void scatter_async<std::uint64_t>(const std::uint64_t*, std::uint32_t, int, const std::uint32_t*, std::uint64_t*, cudaStream_t);
+#define RMGSORT_INSTANTIATE_TRANSFORMS(T)                                              \
+  template void encode_keys_async<T>(void*, std::uint64_t, SortOrder, cudaStream_t); \
+  template void decode_keys_async<T>(void*, std::uint64_t, SortOrder, cudaStream_t);
+RMGSORT_INSTANTIATE_TRANSFORMS(std::uint32_t)
+RMGSORT_INSTANTIATE_TRANSFORMS(std::uint64_t)
+RMGSORT_INSTANTIATE_TRANSFORMS(std::int32_t)
+RMGSORT_INSTANTIATE_TRANSFORMS(std::int64_t)
+RMGSORT_INSTANTIATE_TRANSFORMS(float)
+RMGSORT_INSTANTIATE_TRANSFORMS(double)
+
+}  // namespace rmgsort

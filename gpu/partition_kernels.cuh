@@ -1,0 +1,40 @@
+// The partitioning kernels of one pass over one part of a GPU's buffer (thesis §4.1-4.2), and the
+// key encoding kernels. Every function only enqueues work on `stream` (asynchronous) and checks the
+// launch.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <type_traits>
+
+#include "host/key_order.hpp"
+
+namespace rmgsort {
+
+// Block-local histograms of the digit (radix >> shift) & 255 over keys[0, count), written
+// digit-major: block_counts[digit * blocks + block], blocks = kernel_policy::blocks_for(count).
+template <class Bits>
+void block_histograms_async(const Bits* keys, std::uint32_t count, int shift, std::uint32_t* block_counts,
+                            cudaStream_t stream);
+
+// Moves keys[0, count) to out[offset(digit, block) + rank within the block], where block_offsets
+// holds the exclusive scan of the digit-major block histograms: the keys come out grouped by digit.
+template <class Bits>
+void scatter_async(const Bits* keys, std::uint32_t count, int shift, const std::uint32_t* block_offsets, Bits* out,
+                   cudaStream_t stream);
+
+// In place: keys[i] = KeyOrder<T, order>::encode(keys[i]) (or decode). Only for orders that are not
+// the identity (everything but u32/u64 ascending).
+template <class T>
+void encode_keys_async(void* keys, std::uint64_t count, SortOrder order, cudaStream_t stream);
+template <class T>
+void decode_keys_async(void* keys, std::uint64_t count, SortOrder order, cudaStream_t stream);
+
+// Whether encode/decode change anything for T in `order`.
+template <class T>
+constexpr bool encoding_is_identity(SortOrder order) {
+  return std::is_unsigned_v<T> && order == SortOrder::ascending;
+}
+
+}  // namespace rmgsort

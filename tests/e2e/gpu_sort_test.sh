@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# rmgsort sort on the GPUs through the command line (label gpu; skipped where there is no GPU):
+# every key type, a few distributions that take different paths (one pass, several passes, all
+# passes with last-pass splits, special values), on one GPU and on every GPU (up to 4), at edge
+# sizes (0, 1, 3, 7 keys, counts not divisible by g), in both orders. Each output must be a sorted
+# permutation of its input (rmgsort check --input) and must come from the GPU engine. The full
+# type x distribution x g x size matrix runs in-process in tests/gpu/in_core_sort_test.cpp: each
+# command here starts the CUDA contexts anew.
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+gpus_present=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ' || true)
+if [[ ${gpus_present:-0} -eq 0 ]]; then
+  echo "no GPU: skipped"
+  exit 77
+fi
+max_gpus=$((gpus_present < 4 ? gpus_present : 4))
+
+engine_of() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["engine"])' "$1"; }
+
+for type in u32 u64 i32 i64 f32 f64; do
+  width=4; [[ $type == *64 ]] && width=8
+  for dist in uniform zipf:1.0 bits:10 zero special; do
+    for count in 7 1048579; do
+      rmg generate -o "$WORK/in" -t "$type" --count "$count" --dist "$dist" --seed 11
+      for g in $(printf '%s\n' 1 "$max_gpus" | sort -u); do
+        list=$(seq -s, 0 $((g - 1)))
+        orders=("")
+        [[ $g -eq $max_gpus ]] && orders+=("-r")
+        for order in "${orders[@]}"; do
+          begin "$type $dist n=$count g=$g ${order:-ascending}"
+          rmg sort "$WORK/in" -o "$WORK/out" -t "$type" $order --gpus "$list" --stats "$WORK/stats.json"
+          expect_rc 0
+          [[ $RC -eq 0 && $(engine_of "$WORK/stats.json") == gpu ]] || fail "not sorted by the GPU engine"
+          rmg check "$WORK/out" -t "$type" $order --input "$WORK/in"
+          expect_rc 0
+          end
+        done
+      done
+    done
+  done
+done
+
+begin "empty input on the GPUs"
+: >"$WORK/empty"
+rmg sort "$WORK/empty" -o "$WORK/out" -t u32 --gpus all
+expect_rc 0
+[[ -f "$WORK/out" && ! -s "$WORK/out" ]] || fail "output is not an empty file"
+end
+
+begin "fewer keys than GPUs, all GPUs"
+rmg generate -o "$WORK/in" -t f64 --count 3 --dist special --seed 2
+rmg sort "$WORK/in" -o "$WORK/out" -t f64 --gpus all
+expect_rc 0
+rmg check "$WORK/out" -t f64 --input "$WORK/in"
+expect_rc 0
+end
+
+begin "stdin to stdout on the GPUs"
+rmg generate -o "$WORK/in" -t i64 --count 100003 --dist zipf:1.0 --seed 3
+run "$RMGSORT" sort -t i64 --gpus all --stats "$WORK/stats.json" <"$WORK/in"
+expect_rc 0
+cp "$WORK/stdout" "$WORK/out"
+[[ $(engine_of "$WORK/stats.json") == gpu ]] || fail "not sorted by the GPU engine"
+rmg check "$WORK/out" -t i64 --input "$WORK/in"
+expect_rc 0
+end
+
+begin "an input larger than --gpu-memory sorts on the CPU and says why"
+rmg generate -o "$WORK/in" -t u64 --count 4000000 --dist uniform --seed 4
+rmg sort "$WORK/in" -o "$WORK/out" -t u64 --gpus 0 --gpu-memory 16M --stats "$WORK/stats.json"
+expect_rc 0
+[[ $(engine_of "$WORK/stats.json") == cpu ]] || fail "expected the CPU engine"
+grep -q '"cpu_because":"[^"]*exceed' "$WORK/stats.json" || fail "stats do not say why the CPU sorted"
+rmg check "$WORK/out" -t u64 --input "$WORK/in"
+expect_rc 0
+end
+
+summary
