@@ -115,6 +115,7 @@ InCoreStats InCoreSorter::Impl::sort_typed(std::byte* host, std::uint64_t count,
   const bool identity = encoding_is_identity<T>(order);
   InCoreStats stats;
   stats.gpus.resize(g);
+  for (std::size_t i = 0; i < g; ++i) stats.gpus[i].device = gpus[i].device;
   stats.bytes_between.assign(g, std::vector<std::uint64_t>(g, 0));
   stats.staged_pairs = staged_pairs;
   if (count == 0) return stats;
@@ -310,11 +311,13 @@ InCoreStats InCoreSorter::sort(std::byte* keys, std::uint64_t count, SortOrder o
   if (count > impl_->plan.round_keys)
     throw Error("in-core sort: " + std::to_string(count) + " keys exceed the planned round of " +
                 std::to_string(impl_->plan.round_keys));
+  if (count == 0)
+    return visit_key_type(impl_->plan.type, [&]<class T>(T) { return impl_->sort_typed<T>(keys, 0, order); });
   // Page-locked memory copies at full speed and asynchronously; lock pageable memory for the call.
   cudaPointerAttributes attributes{};
   RMGSORT_CUDA_TRY(cudaPointerGetAttributes(&attributes, keys));
   PinnedRegistration pinned;
-  if (attributes.type != cudaMemoryTypeHost && count > 0)
+  if (attributes.type != cudaMemoryTypeHost)
     pinned = PinnedRegistration(keys, count * key_width(impl_->plan.type));
   return visit_key_type(impl_->plan.type, [&]<class T>(T) { return impl_->sort_typed<T>(keys, count, order); });
 }

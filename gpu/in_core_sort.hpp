@@ -47,8 +47,8 @@ struct InCoreStats {
   struct Gpu {
     int device = 0;
     double copy_in_ms = 0;
-    std::vector<double> histogram_ms;  // per pass
-    std::vector<double> scatter_ms;    // per pass (0 where every part fell in one digit)
+    std::vector<double> histogram_ms;  // one per pass (size == passes)
+    std::vector<double> scatter_ms;    // one per pass (~0 where every part fell in one digit)
     double swap_ms = 0;
     double sort_and_copy_back_ms = 0;  // bucket sorts overlapped with the copies back
     std::uint64_t keys_received = 0;
@@ -74,8 +74,10 @@ class InCoreSorter {
   [[nodiscard]] const InCorePlan& plan() const;
 
   // Sorts keys[0, count) of the plan's type in `order`, in place. `keys` is host memory; the sorter
-  // page-locks it for the call if it is not already (register_host_memory makes that free for
-  // buffers reused across rounds). count <= plan().round_keys. Synchronous.
+  // page-locks it for the call unless its first byte is already page-locked (PinnedRegistration of
+  // the whole buffer makes that free for buffers reused across rounds). A round smaller than the
+  // plan is split into ceil(count / g)-key chunks. count > plan().round_keys throws Error. An empty
+  // round reports passes 0, no per-pass times, and the devices. Synchronous.
   InCoreStats sort(std::byte* keys, std::uint64_t count, SortOrder order);
 
  private:

@@ -1,5 +1,7 @@
 #include "gpu/partition_kernels.cuh"
 
+#include <cub/block/block_scan.cuh>
+
 #include <algorithm>
 
 #include "gpu/cuda_check.hpp"
@@ -48,23 +50,67 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
   block_counts[std::uint64_t(threadIdx.x) * gridDim.x + blockIdx.x] = histogram[threadIdx.x];
 }
 
-// Each block claims positions for its keys digit by digit through shared counters initialised from
-// its scanned offsets. The order within a digit is not kept (MSD partitioning does not need it).
+// Rank of this lane's key among the keys of its digit in the block: one shared atomic per distinct
+// digit per warp (lanes with equal digits are grouped with __match_any_sync), so skewed digits do
+// not serialise (thesis §4.1's concern, applied to the scatter).
+__device__ std::uint32_t claim_rank(std::uint32_t* counter_of_digit, unsigned digit) {
+  const unsigned active = __activemask();
+  const unsigned same = __match_any_sync(active, digit);
+  const unsigned lane = threadIdx.x & 31u;
+  const int leader = __ffs(same) - 1;
+  std::uint32_t base = 0;
+  if (int(lane) == leader) base = atomicAdd(counter_of_digit, std::uint32_t(__popc(same)));
+  base = __shfl_sync(same, base, leader);
+  return base + std::uint32_t(__popc(same & ((1u << lane) - 1u)));
+}
+
+// Pre-scatter in shared memory, then write-back by digit runs (thesis §4.2): keys are ranked
+// within the block, placed in a shared tile grouped by digit, and the tile is written out so that
+// consecutive threads write consecutive positions of one digit's run (coalesced).
 template <class Bits>
 __global__ void __launch_bounds__(kThreadsPerBlock)
     scatter_kernel(const Bits* keys, std::uint32_t count, int shift, const std::uint32_t* block_offsets, Bits* out) {
   constexpr int kPerThread = kKeysPerThread<sizeof(Bits)>;
-  __shared__ std::uint32_t next[kDigits];
-  next[threadIdx.x] = block_offsets[std::uint64_t(threadIdx.x) * gridDim.x + blockIdx.x];
+  constexpr int kTile = kKeysPerBlock<sizeof(Bits)>;
+  using BlockScan = cub::BlockScan<std::uint32_t, kThreadsPerBlock>;
+  __shared__ Bits tile[kTile];
+  __shared__ std::uint32_t block_count[kDigits];   // keys of each digit in this block
+  __shared__ std::uint32_t block_start[kDigits];   // their first position in the tile
+  __shared__ std::uint32_t global_start[kDigits];  // their first position in `out`
+  __shared__ typename BlockScan::TempStorage scan_storage;
+
+  block_count[threadIdx.x] = 0;
+  global_start[threadIdx.x] = block_offsets[std::uint64_t(threadIdx.x) * gridDim.x + blockIdx.x];
   __syncthreads();
-  const std::uint64_t base = std::uint64_t(blockIdx.x) * kKeysPerBlock<sizeof(Bits)> + threadIdx.x;
+
+  const std::uint64_t first = std::uint64_t(blockIdx.x) * kTile;
+  const std::uint64_t remaining = std::uint64_t(count) - first;
+  const std::uint32_t valid = remaining < std::uint64_t(kTile) ? std::uint32_t(remaining) : std::uint32_t(kTile);
+  Bits key[kPerThread];
+  std::uint32_t rank[kPerThread];
 #pragma unroll
   for (int j = 0; j < kPerThread; ++j) {
-    const std::uint64_t i = base + std::uint64_t(j) * kThreadsPerBlock;
-    if (i < count) {
-      const Bits key = keys[i];
-      out[atomicAdd(&next[digit_of(key, shift)], 1u)] = key;
+    const std::uint32_t local = threadIdx.x + std::uint32_t(j) * kThreadsPerBlock;
+    if (local < valid) {
+      key[j] = keys[first + local];
+      rank[j] = claim_rank(&block_count[digit_of(key[j], shift)], digit_of(key[j], shift));
     }
+  }
+  __syncthreads();
+  std::uint32_t start = 0;
+  BlockScan(scan_storage).ExclusiveSum(block_count[threadIdx.x], start);
+  block_start[threadIdx.x] = start;
+  __syncthreads();
+#pragma unroll
+  for (int j = 0; j < kPerThread; ++j) {
+    const std::uint32_t local = threadIdx.x + std::uint32_t(j) * kThreadsPerBlock;
+    if (local < valid) tile[block_start[digit_of(key[j], shift)] + rank[j]] = key[j];
+  }
+  __syncthreads();
+  for (std::uint32_t position = threadIdx.x; position < valid; position += kThreadsPerBlock) {
+    const Bits k = tile[position];
+    const unsigned digit = digit_of(k, shift);
+    out[global_start[digit] + (position - block_start[digit])] = k;
   }
 }
 

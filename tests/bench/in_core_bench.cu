@@ -243,31 +243,18 @@ std::vector<int> first_gpus(int g) {
   return gpus;
 }
 
-// Returns false if an output was wrong.
+// The warm-up and the timed runs of one sorter; prints its lines. Returns false if an output was wrong.
 template <class T>
-bool bench_sorter(const Options& o, const T* original, T* work, const KeyChecksum& input, int g) {
+bool measure_sorter(const Options& o, const T* original, T* work, const KeyChecksum& input, int g,
+                    InCoreSorter& sorter, double plan_ms, double alloc_ms) {
   const std::uint64_t n = o.count;
-  auto start = Clock::now();
-  InCorePlan plan;
-  try {
-    plan = plan_in_core_for(o.type, first_gpus(g), n, std::nullopt);
-  } catch (const Error& error) {
-    std::printf("g=%d: not measured: %s\n", g, error.what());
-    std::printf("%s status=not_measured\n", result_prefix("sorter", o, g).c_str());
-    return true;
-  }
-  const double plan_ms = ms_since(start);
-  start = Clock::now();
-  auto sorter = std::make_unique<InCoreSorter>(plan);
-  const double alloc_ms = ms_since(start);
-
   bool ok = true;
   std::vector<double> ms;
   std::vector<InCoreStats> stats;
   for (int run = 0; run <= o.repeats; ++run) {  // run 0: the warm-up
     copy_keys(work, original, n);
-    start = Clock::now();
-    InCoreStats round = sorter->sort(reinterpret_cast<std::byte*>(work), n, o.order);
+    const auto start = Clock::now();
+    InCoreStats round = sorter.sort(reinterpret_cast<std::byte*>(work), n, o.order);
     const double elapsed = ms_since(start);
     ok &= output_ok(work, n, o.order, input, "g=" + std::to_string(g) + " run " + std::to_string(run));
     if (run == 0) {
@@ -277,9 +264,6 @@ bool bench_sorter(const Options& o, const T* original, T* work, const KeyChecksu
     ms.push_back(elapsed);
     stats.push_back(std::move(round));
   }
-  start = Clock::now();
-  sorter.reset();
-  const double free_ms = ms_since(start);
 
   const std::size_t median = median_index(ms);
   const InCoreStats& s = stats[median];
@@ -292,9 +276,9 @@ bool bench_sorter(const Options& o, const T* original, T* work, const KeyChecksu
     bucket_sorts_max = std::max(bucket_sorts_max, gpu.bucket_sorts);
   }
   std::printf("g=%d: sort %.1f ms (median of %d; min %.1f, max %.1f), %.3f G keys/s; plan %.1f ms, "
-              "allocation %.1f ms, release %.1f ms\n",
+              "allocation %.1f ms\n",
               g, ms[median], o.repeats, *std::min_element(ms.begin(), ms.end()), *std::max_element(ms.begin(), ms.end()),
-              gkeys_per_s(n, ms[median]), plan_ms, alloc_ms, free_ms);
+              gkeys_per_s(n, ms[median]), plan_ms, alloc_ms);
   std::printf("      median run: %d pass(es), %zu buckets, stats total %.1f ms, largest share %.4f of the keys, "
               "at most %zu bucket sorts per GPU, %zu pair(s) swapped through host memory\n",
               s.passes, s.buckets, s.total_ms, n ? double(received_max) / double(n) : 0.0, bucket_sorts_max,
@@ -311,6 +295,35 @@ bool bench_sorter(const Options& o, const T* original, T* work, const KeyChecksu
               gkeys_per_s(n, ms[median]), plan_ms, alloc_ms, s.passes, s.buckets, s.staged_pairs.size(), s.total_ms,
               phase_fields(gpu0, "gpu0").c_str(), phase_fields(most, "max").c_str());
   return ok;
+}
+
+// Returns false if an output was wrong or the sorter failed. A plan or sorter that does not fit is
+// reported as not measured.
+template <class T>
+bool bench_sorter(const Options& o, const T* original, T* work, const KeyChecksum& input, int g) {
+  const std::uint64_t n = o.count;
+  auto start = Clock::now();
+  std::unique_ptr<InCoreSorter> sorter;
+  double plan_ms = 0;
+  double alloc_ms = 0;
+  try {
+    const InCorePlan plan = plan_in_core_for(o.type, first_gpus(g), n, std::nullopt);
+    plan_ms = ms_since(start);
+    start = Clock::now();
+    sorter = std::make_unique<InCoreSorter>(plan);
+    alloc_ms = ms_since(start);
+  } catch (const Error& error) {
+    std::printf("g=%d: not measured: %s\n", g, error.what());
+    std::printf("%s status=not_measured\n", result_prefix("sorter", o, g).c_str());
+    return true;
+  }
+  try {
+    return measure_sorter(o, original, work, input, g, *sorter, plan_ms, alloc_ms);
+  } catch (const Error& error) {
+    std::printf("FAILED: g=%d: %s\n", g, error.what());
+    std::printf("%s status=error\n", result_prefix("sorter", o, g).c_str());
+    return false;
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -478,7 +491,15 @@ int run(const Options& o) {
     }
     ok &= bench_sorter(o, original.get(), work.get(), input, g);
   }
-  if (o.baseline) ok &= bench_baseline(o, original.get(), work.get(), input);
+  if (o.baseline) {
+    try {
+      ok &= bench_baseline(o, original.get(), work.get(), input);
+    } catch (const Error& error) {
+      std::printf("FAILED: baseline: %s\n", error.what());
+      std::printf("%s status=error\n", result_prefix("baseline", o, 1).c_str());
+      ok = false;
+    }
+  }
   if (!ok) std::printf("in_core_bench: some outputs were WRONG (see FAILED above)\n");
   return ok ? 0 : 1;
 }

@@ -48,8 +48,8 @@ constexpr std::uint64_t kLargeKeys = std::uint64_t{1} << 27;
 constexpr int kMostGpus = 4;
 constexpr SortOrder kOrders[] = {SortOrder::ascending, SortOrder::descending};
 constexpr const char* kDistributions[] = {
-    "uniform", "normal", "zipf:0.5", "zipf:1.0", "zipf:1.5", "zipf:2.0", "bits:0",        "bits:8",   "bits:10",
-    "bits:17", "bits:25", "bits:26", "bits:32",  "sorted",   "reverse",  "nearly-sorted", "zero",     "special"};
+    "uniform", "normal",  "zipf:0.5", "zipf:1.0", "zipf:1.5", "zipf:2.0",      "bits:0", "bits:8",  "bits:10",
+    "bits:17", "bits:25", "bits:26",  "bits:32",  "sorted",   "nearly-sorted", "reverse", "zero",   "special"};
 
 // ---------------------------------------------------------------------------------------------------
 // Which GPU counts run

@@ -1,0 +1,8 @@
+# The in-core sort's benchmark; included from tests/bench/CMakeLists.txt. scripts/bench_in_core.sh
+# drives it on the device machine. A CUDA source (the baseline launches CUB, which comes with the
+# toolkit), so it is built only with CUDA. The CUDA runtime comes through rmgsort::gpu
+# (CUDA::cudart_static): linking CUDA::cudart as well would load a second, separate runtime.
+if(RMGSORT_WITH_CUDA)
+  add_executable(in_core_bench ${CMAKE_CURRENT_LIST_DIR}/in_core_bench.cu)
+  target_link_libraries(in_core_bench PRIVATE rmgsort::gpu)
+endif()
