@@ -3,6 +3,7 @@
 #include <cuda_runtime_api.h>
 
 #include "gpu/cuda_check.hpp"
+#include "gpu/device_resources.hpp"
 
 namespace rmgsort {
 
@@ -23,7 +24,7 @@ GpuInfo gpu_info(int ordinal) {
   cudaDeviceProp properties{};
   RMGSORT_CUDA_TRY(cudaGetDeviceProperties(&properties, ordinal));
   info.name = properties.name;
-  RMGSORT_CUDA_TRY(cudaSetDevice(ordinal));
+  ScopedDevice scope(ordinal);
   std::size_t free = 0, total = 0;
   RMGSORT_CUDA_TRY(cudaMemGetInfo(&free, &total));
   info.free_memory = free;

@@ -21,8 +21,16 @@ namespace {
 
 constexpr int kMaxPasses = 64 / kernel_policy::kDigitBits;
 
-// Everything one GPU owns, allocated once.
+// Makes a device current while the members declared after it are built: streams, events and
+// buffers belong to the device that was current when they were created.
+struct CurrentDevice {
+  explicit CurrentDevice(int device) { RMGSORT_CUDA_TRY(cudaSetDevice(device)); }
+};
+
+// Everything one GPU owns, allocated once, on that GPU.
 struct GpuState {
+  explicit GpuState(int ordinal) : on_device(ordinal), device(ordinal) {}
+  CurrentDevice on_device;  // first: every member below is created on `device`
   int device = 0;
   GpuLayout layout;
   std::array<DeviceBuffer, 2> keys;  // the double buffer
@@ -58,12 +66,13 @@ struct InCoreSorter::Impl {
   std::size_t digit_start_slots = 0;
   std::vector<std::string> staged_pairs;
 
-  explicit Impl(const InCorePlan& p) : plan(p), gpus(p.gpus.size()) {
-    const std::size_t g = gpus.size();
+  explicit Impl(const InCorePlan& p) : plan(p) {
+    const std::size_t g = plan.gpus.size();
     const int key_bits = int(8 * key_width(plan.type));
+    ScopedDevice restore(plan.gpus[0]);  // leaves the caller's current device as it was
+    gpus.reserve(g);                     // GpuState is built in place and never moves
     for (std::size_t i = 0; i < g; ++i) {
-      GpuState& gpu = gpus[i];
-      gpu.device = plan.gpus[i];
+      GpuState& gpu = gpus.emplace_back(plan.gpus[i]);
       ScopedDevice scope(gpu.device);
       gpu.layout = gpu_layout(plan.type, plan.chunk_keys, int(g));
       const std::uint64_t key_bytes = gpu.layout.buffer_keys * key_width(plan.type);
@@ -73,8 +82,6 @@ struct InCoreSorter::Impl {
       gpu.scan_temporary = DeviceBuffer(gpu.layout.scan_temporary_bytes, "the histogram scan");
       for (auto& temporary : gpu.sort_temporary)
         temporary = DeviceBuffer(gpu.layout.sort_temporary_bytes, "bucket sort storage");
-      gpu.main = Stream();
-      for (auto& stream : gpu.sort) stream = Stream();
       for (std::size_t j = 0; j < g; ++j) {
         gpu.to_gpu.emplace_back();
         gpu.sent_to.emplace_back();
