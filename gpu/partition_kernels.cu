@@ -50,18 +50,21 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
   block_counts[std::uint64_t(threadIdx.x) * gridDim.x + blockIdx.x] = histogram[threadIdx.x];
 }
 
-// Rank of this lane's key among the keys of its digit in the block: one shared atomic per distinct
-// digit per warp (lanes with equal digits are grouped with __match_any_sync), so skewed digits do
-// not serialise (thesis §4.1's concern, applied to the scatter).
+// Rank of this lane's key among the keys of its digit in the block. A warp whose lanes all hold
+// one digit (skewed data) claims its 32 positions with one shared atomic; otherwise each lane
+// claims its own (uniform data rarely collides). __match_any_sync per key cost more than it saved.
 __device__ std::uint32_t claim_rank(std::uint32_t* counter_of_digit, unsigned digit) {
   const unsigned active = __activemask();
-  const unsigned same = __match_any_sync(active, digit);
   const unsigned lane = threadIdx.x & 31u;
-  const int leader = __ffs(same) - 1;
-  std::uint32_t base = 0;
-  if (int(lane) == leader) base = atomicAdd(counter_of_digit, std::uint32_t(__popc(same)));
-  base = __shfl_sync(same, base, leader);
-  return base + std::uint32_t(__popc(same & ((1u << lane) - 1u)));
+  const int leader = __ffs(active) - 1;
+  const unsigned leader_digit = __shfl_sync(active, digit, leader);
+  if (__all_sync(active, digit == leader_digit)) {
+    std::uint32_t base = 0;
+    if (int(lane) == leader) base = atomicAdd(counter_of_digit, std::uint32_t(__popc(active)));
+    base = __shfl_sync(active, base, leader);
+    return base + std::uint32_t(__popc(active & ((1u << lane) - 1u)));
+  }
+  return atomicAdd(counter_of_digit, 1u);
 }
 
 // Pre-scatter in shared memory, then write-back by digit runs (thesis §4.2): keys are ranked
