@@ -127,7 +127,7 @@ InCoreStats InCoreSorter::Impl::sort_typed(std::byte* host, std::uint64_t count,
   stats.staged_pairs = staged_pairs;
   if (count == 0) return stats;
 
-  // 1. Copy in, all GPUs at once (and encode, where the order is not the identity on the bits).
+  // 1. Copy in, all GPUs at once. The keys stay raw: the first pass encodes them as it reads.
   const std::vector<std::uint64_t> chunks = equal_chunks(count, g);
   std::uint64_t offset = 0;
   for (std::size_t i = 0; i < g; ++i) {
@@ -137,7 +137,6 @@ InCoreStats InCoreSorter::Impl::sort_typed(std::byte* host, std::uint64_t count,
     gpu.start.record(gpu.main.get());
     RMGSORT_CUDA_TRY(cudaMemcpyAsync(gpu.keys[0].as(), host + offset * width, chunks[i] * width,
                                      cudaMemcpyHostToDevice, gpu.main.get()));
-    if (!identity) encode_keys_async<T>(gpu.keys[0].as(), chunks[i], order, gpu.main.get());
     gpu.copied_in.record(gpu.main.get());
     offset += chunks[i];
   }
@@ -148,8 +147,12 @@ InCoreStats InCoreSorter::Impl::sort_typed(std::byte* host, std::uint64_t count,
   PartitionPlanner planner(chunks, config);
   std::vector<std::vector<std::uint64_t>> histograms;
   std::vector<std::vector<bool>> scattered(g);
+  // The first pass covers every GPU's whole chunk (the planner's initial bucket) and reads raw keys.
+  const KeyInput raw_input = identity ? KeyInput::encoded
+                             : order == SortOrder::ascending ? KeyInput::raw_ascending : KeyInput::raw_descending;
   while (!planner.done()) {
     const int pass = planner.passes_done();
+    const KeyInput input = pass == 0 ? raw_input : KeyInput::encoded;
     const auto& spanning = planner.spanning();
     RMGSORT_EXPECTS(spanning.size() * g <= digit_start_slots, "at most s_max spanning buckets");
     auto* starts = digit_starts.as<std::uint32_t>();
@@ -166,7 +169,7 @@ InCoreStats InCoreSorter::Impl::sort_typed(std::byte* host, std::uint64_t count,
         const std::uint64_t blocks = kernel_policy::blocks_for(part.keys, int(width));
         std::uint32_t* counts = gpu.block_counts.as<std::uint32_t>() + slot;
         const Bits* keys = gpu.keys[std::size_t(gpu.current)].as<Bits>() + part.offset;
-        block_histograms_async(keys, std::uint32_t(part.keys), spanning[s].digit_shift, counts, gpu.main.get());
+        block_histograms_async<T>(keys, std::uint32_t(part.keys), spanning[s].digit_shift, input, counts, gpu.main.get());
         std::size_t temporary_bytes = gpu.layout.scan_temporary_bytes;
         RMGSORT_CUDA_TRY(cub::DeviceScan::ExclusiveSum(gpu.scan_temporary.as(), temporary_bytes, counts, counts,
                                                        blocks * kernel_policy::kDigits, gpu.main.get()));
@@ -207,14 +210,18 @@ InCoreStats InCoreSorter::Impl::sort_typed(std::byte* host, std::uint64_t count,
         if (!one_digit) {
           Bits* in = gpu.keys[std::size_t(gpu.current)].as<Bits>();
           Bits* out = gpu.keys[std::size_t(1 - gpu.current)].as<Bits>();
-          scatter_async(in + part.offset, std::uint32_t(part.keys), spanning[s].digit_shift,
-                        gpu.block_counts.as<std::uint32_t>() + slot, out + part.offset, gpu.main.get());
+          scatter_async<T>(in + part.offset, std::uint32_t(part.keys), spanning[s].digit_shift, input,
+                           gpu.block_counts.as<std::uint32_t>() + slot, out + part.offset, gpu.main.get());
           if (part.offset == 0 && part.keys == chunks[i]) {
             gpu.current = 1 - gpu.current;  // the whole chunk moved: flip instead of copying back
           } else {
             RMGSORT_CUDA_TRY(cudaMemcpyAsync(in + part.offset, out + part.offset, part.keys * width,
                                              cudaMemcpyDeviceToDevice, gpu.main.get()));
           }
+        } else if (input != KeyInput::encoded) {
+          // A first pass that moved nothing left raw keys: encode them in place (skewed data only).
+          encode_keys_async<T>(gpu.keys[std::size_t(gpu.current)].as<Bits>() + part.offset, part.keys, order,
+                               gpu.main.get());
         }
         slot += blocks * kernel_policy::kDigits;
       }

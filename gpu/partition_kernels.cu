@@ -17,10 +17,20 @@ __device__ unsigned digit_of(Bits key, int shift) {
   return unsigned(key >> shift) & unsigned(kDigits - 1);
 }
 
+// Encodings the kernels are instantiated with: none (keys already encoded), or KeyOrder's.
+template <class Bits>
+struct AlreadyEncoded {
+  __device__ static Bits apply(Bits key) { return key; }
+};
+template <class T, SortOrder kOrder>
+struct EncodeRaw {
+  __device__ static RadixBits<T> apply(RadixBits<T> raw) { return KeyOrder<T, kOrder>::encode(__builtin_bit_cast(T, raw)); }
+};
+
 // Thread t of block b reads keys b * kKeysPerBlock + t + j * kThreadsPerBlock (coalesced). Skew
 // (thesis §4.1): a thread counts the run of its first digit in a register and adds it once, so
 // all-equal digits cost one shared atomic per thread instead of one per key.
-template <class Bits>
+template <class Bits, class Encoding>
 __global__ void __launch_bounds__(kThreadsPerBlock)
     block_histograms_kernel(const Bits* keys, std::uint32_t count, int shift, std::uint32_t* block_counts) {
   constexpr int kPerThread = kKeysPerThread<sizeof(Bits)>;
@@ -34,7 +44,7 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
   for (int j = 0; j < kPerThread; ++j) {
     const std::uint64_t i = base + std::uint64_t(j) * kThreadsPerBlock;
     if (i < count) {
-      const unsigned digit = digit_of(keys[i], shift);
+      const unsigned digit = digit_of(Encoding::apply(keys[i]), shift);
       if (digit == run_digit) {
         ++run;
       } else if (run_digit == kDigits) {
@@ -73,7 +83,7 @@ __device__ std::uint32_t claim_rank(std::uint32_t* counter_of_digit, unsigned di
 // difference of neighbouring scanned offsets, so the tile's digit starts are known before any key
 // is read and each key goes to the tile as soon as it is ranked: keys are not held in registers
 // (holding all 32 took 119 registers a thread, 2 blocks per SM, 9.5 ms for 10^9 u32 keys).
-template <class Bits>
+template <class Bits, class Encoding>
 __global__ void __launch_bounds__(kThreadsPerBlock)
     scatter_kernel(const Bits* keys, std::uint32_t count, int shift, const std::uint32_t* block_offsets, Bits* out) {
   constexpr int kPerThread = kKeysPerThread<sizeof(Bits)>;
@@ -111,7 +121,7 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
 #pragma unroll
     for (int j = 0; j < kBatch; ++j) {
       const std::uint32_t local = threadIdx.x + std::uint32_t(batch + j) * kThreadsPerBlock;
-      if (local < valid) key[j] = keys[first + local];
+      if (local < valid) key[j] = Encoding::apply(keys[first + local]);
     }
 #pragma unroll
     for (int j = 0; j < kBatch; ++j) {
@@ -159,21 +169,37 @@ void transform_async(void* keys, std::uint64_t count, SortOrder order, cudaStrea
 
 }  // namespace
 
-template <class Bits>
-void block_histograms_async(const Bits* keys, std::uint32_t count, int shift, std::uint32_t* block_counts,
-                            cudaStream_t stream) {
+// Calls launch(Encoding{}) with the kernels' encoding for `input`.
+template <class T, class Launch>
+void with_encoding(KeyInput input, Launch&& launch) {
+  switch (input) {
+    case KeyInput::encoded: return launch(AlreadyEncoded<RadixBits<T>>{});
+    case KeyInput::raw_ascending: return launch(EncodeRaw<T, SortOrder::ascending>{});
+    case KeyInput::raw_descending: return launch(EncodeRaw<T, SortOrder::descending>{});
+  }
+}
+
+template <class T>
+void block_histograms_async(const RadixBits<T>* keys, std::uint32_t count, int shift, KeyInput input,
+                            std::uint32_t* block_counts, cudaStream_t stream) {
+  using Bits = RadixBits<T>;
   const auto blocks = unsigned(blocks_for(count, sizeof(Bits)));
   if (blocks == 0) return;
-  block_histograms_kernel<Bits><<<blocks, kThreadsPerBlock, 0, stream>>>(keys, count, shift, block_counts);
+  with_encoding<T>(input, [&]<class Encoding>(Encoding) {
+    block_histograms_kernel<Bits, Encoding><<<blocks, kThreadsPerBlock, 0, stream>>>(keys, count, shift, block_counts);
+  });
   RMGSORT_CUDA_TRY(cudaGetLastError());
 }
 
-template <class Bits>
-void scatter_async(const Bits* keys, std::uint32_t count, int shift, const std::uint32_t* block_offsets, Bits* out,
-                   cudaStream_t stream) {
+template <class T>
+void scatter_async(const RadixBits<T>* keys, std::uint32_t count, int shift, KeyInput input,
+                   const std::uint32_t* block_offsets, RadixBits<T>* out, cudaStream_t stream) {
+  using Bits = RadixBits<T>;
   const auto blocks = unsigned(blocks_for(count, sizeof(Bits)));
   if (blocks == 0) return;
-  scatter_kernel<Bits><<<blocks, kThreadsPerBlock, 0, stream>>>(keys, count, shift, block_offsets, out);
+  with_encoding<T>(input, [&]<class Encoding>(Encoding) {
+    scatter_kernel<Bits, Encoding><<<blocks, kThreadsPerBlock, 0, stream>>>(keys, count, shift, block_offsets, out);
+  });
   RMGSORT_CUDA_TRY(cudaGetLastError());
 }
 
@@ -186,12 +212,12 @@ void decode_keys_async(void* keys, std::uint64_t count, SortOrder order, cudaStr
   transform_async<T, false>(keys, count, order, stream);
 }
 
-template void block_histograms_async<std::uint32_t>(const std::uint32_t*, std::uint32_t, int, std::uint32_t*, cudaStream_t);
-template void block_histograms_async<std::uint64_t>(const std::uint64_t*, std::uint32_t, int, std::uint32_t*, cudaStream_t);
-template void scatter_async<std::uint32_t>(const std::uint32_t*, std::uint32_t, int, const std::uint32_t*, std::uint32_t*, cudaStream_t);
-template void scatter_async<std::uint64_t>(const std::uint64_t*, std::uint32_t, int, const std::uint32_t*, std::uint64_t*, cudaStream_t);
-#define RMGSORT_INSTANTIATE_TRANSFORMS(T)                                              \
-  template void encode_keys_async<T>(void*, std::uint64_t, SortOrder, cudaStream_t); \
+#define RMGSORT_INSTANTIATE_TRANSFORMS(T)                                                                  \
+  template void block_histograms_async<T>(const RadixBits<T>*, std::uint32_t, int, KeyInput, std::uint32_t*, \
+                                          cudaStream_t);                                                    \
+  template void scatter_async<T>(const RadixBits<T>*, std::uint32_t, int, KeyInput, const std::uint32_t*,     \
+                                 RadixBits<T>*, cudaStream_t);                                              \
+  template void encode_keys_async<T>(void*, std::uint64_t, SortOrder, cudaStream_t);                         \
   template void decode_keys_async<T>(void*, std::uint64_t, SortOrder, cudaStream_t);
 RMGSORT_INSTANTIATE_TRANSFORMS(std::uint32_t)
 RMGSORT_INSTANTIATE_TRANSFORMS(std::uint64_t)

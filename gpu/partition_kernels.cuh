@@ -12,17 +12,22 @@
 
 namespace rmgsort {
 
+// How the partitioning kernels see their input: keys already encoded, or the caller's raw keys of
+// type T, encoded on the fly in `order` (the first pass: the transform costs no pass of its own).
+enum class KeyInput { encoded, raw_ascending, raw_descending };
+
 // Block-local histograms of the digit (radix >> shift) & 255 over keys[0, count), written
 // digit-major: block_counts[digit * blocks + block], blocks = kernel_policy::blocks_for(count).
-template <class Bits>
-void block_histograms_async(const Bits* keys, std::uint32_t count, int shift, std::uint32_t* block_counts,
-                            cudaStream_t stream);
+template <class T>
+void block_histograms_async(const RadixBits<T>* keys, std::uint32_t count, int shift, KeyInput input,
+                            std::uint32_t* block_counts, cudaStream_t stream);
 
 // Moves keys[0, count) to out[offset(digit, block) + rank within the block], where block_offsets
-// holds the exclusive scan of the digit-major block histograms: the keys come out grouped by digit.
-template <class Bits>
-void scatter_async(const Bits* keys, std::uint32_t count, int shift, const std::uint32_t* block_offsets, Bits* out,
-                   cudaStream_t stream);
+// holds the exclusive scan of the digit-major block histograms: the keys come out grouped by digit,
+// always encoded.
+template <class T>
+void scatter_async(const RadixBits<T>* keys, std::uint32_t count, int shift, KeyInput input,
+                   const std::uint32_t* block_offsets, RadixBits<T>* out, cudaStream_t stream);
 
 // In place: keys[i] = KeyOrder<T, order>::encode(keys[i]) (or decode). Only for orders that are not
 // the identity (everything but u32/u64 ascending).
