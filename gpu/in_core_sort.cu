@@ -60,6 +60,14 @@ std::vector<std::uint64_t> equal_chunks(std::uint64_t n, std::size_t gpus) {
 }  // namespace
 
 struct InCoreSorter::Impl {
+  // Where the pipeline is, so that a CUDA error can name the GPU and the stage (an asynchronous
+  // error surfaces at the next synchronisation, which is labelled with the stage it ends).
+  struct Where {
+    int device = -1;
+    std::string stage = "setup";
+  } where;
+  void at(int device, std::string stage) { where = Where{device, std::move(stage)}; }
+
   InCorePlan plan;
   std::vector<GpuState> gpus;
   PinnedHostBuffer digit_starts;  // [spanning bucket][gpu][digit] of the current pass
@@ -132,6 +140,7 @@ InCoreStats InCoreSorter::Impl::sort_typed(std::byte* host, std::uint64_t count,
   std::uint64_t offset = 0;
   for (std::size_t i = 0; i < g; ++i) {
     GpuState& gpu = gpus[i];
+    at(gpu.device, "copy in");
     ScopedDevice scope(gpu.device);
     gpu.current = 0;
     gpu.start.record(gpu.main.get());
@@ -160,6 +169,7 @@ InCoreStats InCoreSorter::Impl::sort_typed(std::byte* host, std::uint64_t count,
     // starts (each digit's first block's offset) go to the host for the planner.
     for (std::size_t i = 0; i < g; ++i) {
       GpuState& gpu = gpus[i];
+      at(gpu.device, "histogram of pass " + std::to_string(pass + 1));
       ScopedDevice scope(gpu.device);
       gpu.histogram_start[std::size_t(pass)].record(gpu.main.get());
       std::uint64_t slot = 0;
@@ -180,7 +190,10 @@ InCoreStats InCoreSorter::Impl::sort_typed(std::byte* host, std::uint64_t count,
       }
       gpu.histogram_done[std::size_t(pass)].record(gpu.main.get());
     }
-    for (GpuState& gpu : gpus) gpu.main.synchronize();
+    for (GpuState& gpu : gpus) {
+      at(gpu.device, "copy in or histogram of pass " + std::to_string(pass + 1));
+      gpu.main.synchronize();
+    }
 
     histograms.assign(spanning.size() * g, std::vector<std::uint64_t>(kernel_policy::kDigits, 0));
     for (std::size_t s = 0; s < spanning.size(); ++s) {
@@ -199,6 +212,7 @@ InCoreStats InCoreSorter::Impl::sort_typed(std::byte* host, std::uint64_t count,
     // that each GPU's keys stay in one buffer.
     for (std::size_t i = 0; i < g; ++i) {
       GpuState& gpu = gpus[i];
+      at(gpu.device, "scatter of pass " + std::to_string(pass + 1));
       ScopedDevice scope(gpu.device);
       std::uint64_t slot = 0;
       for (std::size_t s = 0; s < spanning.size(); ++s) {
@@ -229,7 +243,10 @@ InCoreStats InCoreSorter::Impl::sort_typed(std::byte* host, std::uint64_t count,
     }
     planner.refine(histograms);
   }
-  for (GpuState& gpu : gpus) gpu.main.synchronize();
+  for (GpuState& gpu : gpus) {
+    at(gpu.device, "scatter of the last pass");
+    gpu.main.synchronize();
+  }
 
   // 3. The swap: every source sends its buckets' parts to their destinations, one stream per pair.
   for (std::size_t i = 0; i < g; ++i) {
@@ -241,6 +258,7 @@ InCoreStats InCoreSorter::Impl::sort_typed(std::byte* host, std::uint64_t count,
   for (const KeyTransfer& t : planner.swap_plan()) {
     GpuState& src = gpus[std::size_t(t.src_gpu)];
     GpuState& dst = gpus[std::size_t(t.dst_gpu)];
+    at(src.device, "key swap to GPU " + std::to_string(dst.device));
     ScopedDevice scope(src.device);
     const std::byte* from = src.keys[std::size_t(src.current)].as() + t.src_offset * width;
     std::byte* to = dst.keys[std::size_t(1 - dst.current)].as() + t.dst_offset * width;
@@ -261,12 +279,16 @@ InCoreStats InCoreSorter::Impl::sort_typed(std::byte* host, std::uint64_t count,
     gpus[i].swap_done.record(gpus[i].main.get());
   }
   // A GPU's sorts overwrite its sending buffer: every transfer, from and to it, must be done.
-  for (GpuState& gpu : gpus) gpu.main.synchronize();
+  for (GpuState& gpu : gpus) {
+    at(gpu.device, "key swap");
+    gpu.main.synchronize();
+  }
 
   // 4. Bucket sorts on reduced bit ranges, each bucket copied back as soon as it is sorted; two
   // streams, so one bucket sorts while the previous one is copied.
   for (std::size_t j = 0; j < g; ++j) {
     GpuState& gpu = gpus[j];
+    at(gpu.device, "bucket sorts and copy back");
     ScopedDevice scope(gpu.device);
     const std::uint64_t base = planner.boundaries()[j];
     Bits* received = gpu.keys[std::size_t(1 - gpu.current)].as<Bits>();
@@ -296,7 +318,10 @@ InCoreStats InCoreSorter::Impl::sort_typed(std::byte* host, std::uint64_t count,
     stats.gpus[j].bucket_sorts = sorts.size();
     stats.gpus[j].keys_received = planner.boundaries()[j + 1] - base;
   }
-  for (GpuState& gpu : gpus) gpu.main.synchronize();
+  for (GpuState& gpu : gpus) {
+    at(gpu.device, "bucket sorts and copy back");
+    gpu.main.synchronize();
+  }
 
   // 5. Statistics from the events.
   stats.passes = planner.passes_done();
@@ -317,7 +342,13 @@ InCoreStats InCoreSorter::Impl::sort_typed(std::byte* host, std::uint64_t count,
   return stats;
 }
 
-InCoreSorter::InCoreSorter(const InCorePlan& plan) : impl_(std::make_unique<Impl>(plan)) {}
+InCoreSorter::InCoreSorter(const InCorePlan& plan) {
+  try {
+    impl_ = std::make_unique<Impl>(plan);
+  } catch (const Error& e) {
+    throw Error(std::string("in-core sort setup: ") + e.what());
+  }
+}
 InCoreSorter::~InCoreSorter() = default;
 const InCorePlan& InCoreSorter::plan() const { return impl_->plan; }
 
@@ -333,7 +364,11 @@ InCoreStats InCoreSorter::sort(std::byte* keys, std::uint64_t count, SortOrder o
   PinnedRegistration pinned;
   if (attributes.type != cudaMemoryTypeHost)
     pinned = PinnedRegistration(keys, count * key_width(impl_->plan.type));
-  return visit_key_type(impl_->plan.type, [&]<class T>(T) { return impl_->sort_typed<T>(keys, count, order); });
+  try {
+    return visit_key_type(impl_->plan.type, [&]<class T>(T) { return impl_->sort_typed<T>(keys, count, order); });
+  } catch (const Error& e) {
+    throw Error("GPU " + std::to_string(impl_->where.device) + ", " + impl_->where.stage + ": " + e.what());
+  }
 }
 
 PinnedRegistration::PinnedRegistration(void* data, std::size_t bytes) {
