@@ -27,29 +27,19 @@ class ScopedDevice {
   int previous_ = 0;
 };
 
-class DeviceBuffer {
+// Memory from a CUDA allocator, released by the matching free function (cudaFree, cudaFreeHost).
+class CudaMemory {
  public:
-  DeviceBuffer() = default;
-  // Allocates on the current device; an out-of-memory error names `what` and the device.
-  DeviceBuffer(std::size_t bytes, const std::string& what) : bytes_(bytes) {
-    if (bytes == 0) return;
-    const cudaError_t status = cudaMalloc(&data_, bytes);
-    if (status != cudaSuccess) {
-      (void)cudaGetLastError();
-      int device = -1;
-      (void)cudaGetDevice(&device);
-      throw Error("GPU " + std::to_string(device) + ": cannot allocate " + std::to_string(bytes) + " bytes for " +
-                  what + ": " + cudaGetErrorString(status));
-    }
+  CudaMemory() = default;
+  ~CudaMemory() {
+    if (data_) (void)free_(data_);
   }
-  ~DeviceBuffer() {
-    if (data_) (void)cudaFree(data_);
-  }
-  DeviceBuffer(DeviceBuffer&& other) noexcept
-      : data_(std::exchange(other.data_, nullptr)), bytes_(std::exchange(other.bytes_, 0)) {}
-  DeviceBuffer& operator=(DeviceBuffer&& other) noexcept {
+  CudaMemory(CudaMemory&& other) noexcept
+      : data_(std::exchange(other.data_, nullptr)), bytes_(std::exchange(other.bytes_, 0)), free_(other.free_) {}
+  CudaMemory& operator=(CudaMemory&& other) noexcept {
     std::swap(data_, other.data_);
     std::swap(bytes_, other.bytes_);
+    std::swap(free_, other.free_);
     return *this;
   }
   template <class T = std::byte>
@@ -58,9 +48,38 @@ class DeviceBuffer {
   }
   [[nodiscard]] std::size_t bytes() const { return bytes_; }
 
+ protected:
+  using FreeFunction = cudaError_t (*)(void*);
+  explicit CudaMemory(FreeFunction free) : free_(free) {}
+  // Takes the result of an allocation of `bytes`; a failure throws Error("WHERE: cannot allocate...").
+  void adopt(cudaError_t status, void* data, std::size_t bytes, const std::string& where, const std::string& what) {
+    if (status != cudaSuccess) {
+      (void)cudaGetLastError();
+      throw Error(where + ": cannot allocate " + std::to_string(bytes) + " bytes for " + what + ": " +
+                  cudaGetErrorString(status));
+    }
+    data_ = data;
+    bytes_ = bytes;
+  }
+
  private:
   void* data_ = nullptr;
   std::size_t bytes_ = 0;
+  FreeFunction free_ = nullptr;
+};
+
+class DeviceBuffer : public CudaMemory {
+ public:
+  DeviceBuffer() = default;
+  // Allocates on the current device; an out-of-memory error names `what` and the device.
+  DeviceBuffer(std::size_t bytes, const std::string& what) : CudaMemory(&cudaFree) {
+    if (bytes == 0) return;
+    void* data = nullptr;
+    const cudaError_t status = cudaMalloc(&data, bytes);
+    int device = -1;
+    (void)cudaGetDevice(&device);
+    adopt(status, data, bytes, "GPU " + std::to_string(device), what);
+  }
 };
 
 class Stream {
@@ -105,41 +124,15 @@ class Event {
   cudaEvent_t event_ = nullptr;
 };
 
-}  // namespace rmgsort
-
-namespace rmgsort {
-
-// Page-locked host memory from cudaMallocHost (portable to every device).
-class PinnedHostBuffer {
+// Page-locked host memory from cudaHostAlloc (portable to every device).
+class PinnedHostBuffer : public CudaMemory {
  public:
   PinnedHostBuffer() = default;
-  explicit PinnedHostBuffer(std::size_t bytes) : bytes_(bytes) {
+  explicit PinnedHostBuffer(std::size_t bytes) : CudaMemory(&cudaFreeHost) {
     if (bytes == 0) return;
-    const cudaError_t status = cudaHostAlloc(&data_, bytes, cudaHostAllocPortable);
-    if (status != cudaSuccess) {
-      (void)cudaGetLastError();
-      throw Error("cannot allocate " + std::to_string(bytes) + " bytes of pinned host memory: " +
-                  cudaGetErrorString(status));
-    }
+    void* data = nullptr;
+    adopt(cudaHostAlloc(&data, bytes, cudaHostAllocPortable), data, bytes, "host", "pinned host memory");
   }
-  ~PinnedHostBuffer() {
-    if (data_) (void)cudaFreeHost(data_);
-  }
-  PinnedHostBuffer(PinnedHostBuffer&& other) noexcept
-      : data_(std::exchange(other.data_, nullptr)), bytes_(std::exchange(other.bytes_, 0)) {}
-  PinnedHostBuffer& operator=(PinnedHostBuffer&& other) noexcept {
-    std::swap(data_, other.data_);
-    std::swap(bytes_, other.bytes_);
-    return *this;
-  }
-  template <class T = std::byte>
-  [[nodiscard]] T* as() const {
-    return static_cast<T*>(data_);
-  }
-
- private:
-  void* data_ = nullptr;
-  std::size_t bytes_ = 0;
 };
 
 }  // namespace rmgsort
