@@ -23,3 +23,16 @@ namespace rmgsort {
     if (rmgsort_cuda_status_ != cudaSuccess)                                            \
       ::rmgsort::throw_cuda_error(rmgsort_cuda_status_, #call, __FILE__, __LINE__);     \
   } while (0)
+
+// After a kernel launch: the launch error, and with -DRMGSORT_CUDA_DEBUG_SYNC=ON (CMake option of the
+// same name) also the kernel's own error, by waiting for `stream`, so that a fault points at the
+// kernel that caused it instead of at a later synchronisation.
+#if defined(RMGSORT_CUDA_DEBUG_SYNC)
+#define RMGSORT_CUDA_CHECK_LAUNCH(stream)                  \
+  do {                                                     \
+    RMGSORT_CUDA_TRY(cudaGetLastError());                  \
+    RMGSORT_CUDA_TRY(cudaStreamSynchronize(stream));       \
+  } while (0)
+#else
+#define RMGSORT_CUDA_CHECK_LAUNCH(stream) RMGSORT_CUDA_TRY(cudaGetLastError())
+#endif

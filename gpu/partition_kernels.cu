@@ -164,7 +164,7 @@ void transform_async(void* keys, std::uint64_t count, SortOrder order, cudaStrea
   } else {
     transform_kernel<T, SortOrder::descending, kEncode><<<blocks, 1024, 0, stream>>>(bits, count);
   }
-  RMGSORT_CUDA_TRY(cudaGetLastError());
+  RMGSORT_CUDA_CHECK_LAUNCH(stream);
 }
 
 }  // namespace
@@ -188,7 +188,7 @@ void block_histograms_async(const RadixBits<T>* keys, std::uint32_t count, int s
   with_encoding<T>(input, [&]<class Encoding>(Encoding) {
     block_histograms_kernel<Bits, Encoding><<<blocks, kThreadsPerBlock, 0, stream>>>(keys, count, shift, block_counts);
   });
-  RMGSORT_CUDA_TRY(cudaGetLastError());
+  RMGSORT_CUDA_CHECK_LAUNCH(stream);
 }
 
 template <class T>
@@ -200,7 +200,7 @@ void scatter_async(const RadixBits<T>* keys, std::uint32_t count, int shift, Key
   with_encoding<T>(input, [&]<class Encoding>(Encoding) {
     scatter_kernel<Bits, Encoding><<<blocks, kThreadsPerBlock, 0, stream>>>(keys, count, shift, block_offsets, out);
   });
-  RMGSORT_CUDA_TRY(cudaGetLastError());
+  RMGSORT_CUDA_CHECK_LAUNCH(stream);
 }
 
 template <class T>
