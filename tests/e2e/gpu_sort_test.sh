@@ -65,6 +65,16 @@ rmg check "$WORK/out" -t i64 --input "$WORK/in"
 expect_rc 0
 end
 
+begin "--verify on the GPU path: order and checksum checked before the commit"
+rmg generate -o "$WORK/in" -t f32 --count 300007 --dist special --seed 6
+rmg sort "$WORK/in" -o "$WORK/out" -t f32 -r --gpus all --verify --stats "$WORK/stats.json"
+expect_rc 0
+[[ $(engine_of "$WORK/stats.json") == gpu ]] || fail "not sorted by the GPU engine"
+grep -q '"verified":true' "$WORK/stats.json" || fail "stats do not say the output was verified"
+rmg check "$WORK/out" -t f32 -r --input "$WORK/in"
+expect_rc 0
+end
+
 begin "an input larger than --gpu-memory sorts on the CPU and says why"
 rmg generate -o "$WORK/in" -t u64 --count 4000000 --dist uniform --seed 4
 rmg sort "$WORK/in" -o "$WORK/out" -t u64 --gpus 0 --gpu-memory 16M --stats "$WORK/stats.json"
