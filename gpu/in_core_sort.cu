@@ -155,7 +155,6 @@ InCoreStats InCoreSorter::Impl::sort_typed(std::byte* host, std::uint64_t count,
   config.key_bits = int(8 * width);
   PartitionPlanner planner(chunks, config);
   std::vector<std::vector<std::uint64_t>> histograms;
-  std::vector<std::vector<bool>> scattered(g);
   // The first pass covers every GPU's whole chunk (the planner's initial bucket) and reads raw keys.
   const KeyInput raw_input = identity ? KeyInput::encoded
                              : order == SortOrder::ascending ? KeyInput::raw_ascending : KeyInput::raw_descending;
