@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "app/commands.hpp"
+#include "app/whole_keys.hpp"
 #include "host/checksum.hpp"
 #include "host/order_check.hpp"
 #include "io/error.hpp"
@@ -23,11 +24,7 @@ std::uint64_t stream_keys(const std::string& path, KeyType type, Consume&& consu
   InputFile input = open_input(path);
   const std::string name = input.display_name();
   const std::size_t width = key_width(type);
-  const auto not_whole = [&](std::uint64_t bytes) {
-    return Error(name + ": size " + std::to_string(bytes) + " bytes is not a whole number of " +
-                 std::string(key_type_name(type)) + " keys (" + std::to_string(width) + " bytes each)");
-  };
-  if (input.regular && input.size % width != 0) throw not_whole(input.size);
+  if (input.regular) (void)whole_keys(name, input.size, type);
 
   ChunkReader reader(input, kCheckChunkBytes);
   std::byte carry[8];
@@ -49,8 +46,7 @@ std::uint64_t stream_keys(const std::string& path, KeyType type, Consume&& consu
     carried = chunk.size() - whole;
     std::memcpy(carry, chunk.data() + whole, carried);
   }
-  if (carried != 0) throw not_whole(total);
-  return total / width;
+  return whole_keys(name, total, type);  // a stream that ended inside a key is an Error
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <array>
 
 #include "app/commands.hpp"
+#include "app/whole_keys.hpp"
 #include "app/size_parse.hpp"
 #include "host/generate.hpp"
 #include "io/error.hpp"
@@ -20,15 +21,7 @@ constexpr std::uint64_t kGenerateChunkBytes = std::uint64_t{64} << 20;
 
 int run_generate(const GenerateOptions& options) {
   const std::size_t width = key_width(options.type);
-  std::uint64_t count = 0;
-  if (options.count) {
-    count = *options.count;
-  } else {
-    if (*options.size % width != 0)
-      throw Error("--size: " + std::to_string(*options.size) + " bytes is not a whole number of " +
-                  std::string(key_type_name(options.type)) + " keys (" + std::to_string(width) + " bytes each)");
-    count = *options.size / width;
-  }
+  const std::uint64_t count = options.count ? *options.count : whole_keys("--size", *options.size, options.type);
   if (count > UINT64_MAX / width) throw Error("--count: " + std::to_string(count) + " keys do not fit in 64-bit sizes");
   validate_distribution(options.distribution, options.type);
 

@@ -11,6 +11,7 @@
 #include "app/size_parse.hpp"
 #include "app/stats.hpp"
 #include "app/stopwatch.hpp"
+#include "app/whole_keys.hpp"
 #include "gpu/devices.hpp"
 #include "gpu/gpu_selection.hpp"
 #include "host/checksum.hpp"
@@ -47,13 +48,6 @@ void require_directory(const std::string& option, const std::string& path) {
 // "7.81 KiB (8000 bytes)": exact where rounding would hide the difference that matters.
 std::string bytes_exactly(std::uint64_t bytes) {
   return format_bytes(bytes) + " (" + std::to_string(bytes) + " bytes)";
-}
-
-void require_whole_keys(const std::string& name, std::uint64_t bytes, KeyType type) {
-  const std::size_t width = key_width(type);
-  if (bytes % width != 0)
-    throw Error(name + ": size " + std::to_string(bytes) + " bytes is not a whole number of " +
-                std::string(key_type_name(type)) + " keys (" + std::to_string(width) + " bytes each)");
 }
 
 // The CPU sort needs the keys and a scratch buffer of the same size; the GPUs need the keys only.
@@ -114,8 +108,8 @@ int run_sort(const SortOptions& options) {
   std::unique_ptr<GpuEngine> gpu;
   std::string why_not_gpu = gpus.empty() ? "no GPU selected" : "";
   if (input.regular) {
-    require_whole_keys(input_name, input.size, options.type);
-    gpu = GpuEngine::choose(options.type, gpus, input.size / width, options.gpu_memory, why_not_gpu);
+    gpu = GpuEngine::choose(options.type, gpus, whole_keys(input_name, input.size, options.type),
+                            options.gpu_memory, why_not_gpu);
     require_host_memory(input_name, input.size, host_memory, gpu != nullptr);
   }
   OutputFile output = OutputFile::create(options.output);
@@ -151,7 +145,7 @@ int run_sort(const SortOptions& options) {
     } catch (const Error& e) {
       throw Error(std::string(e.what()) + " (limit: half of --host-memory " + format_bytes(host_memory) + ")");
     }
-    require_whole_keys(input_name, bytes, options.type);
+    (void)whole_keys(input_name, bytes, options.type);
     if (options.verify) input_checksum = checksum_keys(keys.data(), bytes, width);
     gpu = GpuEngine::choose(options.type, gpus, bytes / width, options.gpu_memory, why_not_gpu);
     if (gpu) gpu->pin(keys.data(), keys.capacity());

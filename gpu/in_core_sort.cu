@@ -47,16 +47,6 @@ struct GpuState {
   int current = 0;                            // which of `keys` holds this GPU's keys
 };
 
-std::vector<std::uint64_t> equal_chunks(std::uint64_t n, std::size_t gpus) {
-  const std::uint64_t chunk = (n + gpus - 1) / gpus;
-  std::vector<std::uint64_t> chunks;
-  for (std::size_t i = 0; i < gpus; ++i) {
-    const std::uint64_t begin = std::min(n, chunk * i);
-    chunks.push_back(std::min(n, begin + chunk) - begin);
-  }
-  return chunks;
-}
-
 }  // namespace
 
 struct InCoreSorter::Impl {

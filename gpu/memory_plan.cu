@@ -43,10 +43,6 @@ std::uint64_t available_bytes(int device, std::optional<std::uint64_t> gpu_memor
 // The largest chunk whose buffer (chunk + 2 epsilon, epsilon = 0.5 %) stays below 2^32 keys.
 constexpr std::uint64_t kMaxPlannedChunk = kernel_policy::kMaxChunkKeys / 101 * 100;
 
-std::uint64_t chunk_for(std::uint64_t round_keys, std::size_t gpus) {
-  return (round_keys + gpus - 1) / gpus;
-}
-
 }  // namespace
 
 GpuLayout gpu_layout(KeyType type, std::uint64_t chunk_keys, int gpus) {
@@ -74,7 +70,7 @@ InCorePlan plan_in_core_for(KeyType type, const std::vector<int>& gpus, std::uin
   plan.type = type;
   plan.gpus = gpus;
   plan.round_keys = round_keys;
-  plan.chunk_keys = chunk_for(round_keys, gpus.size());
+  plan.chunk_keys = equal_chunks(round_keys, gpus.size()).front();
   if (plan.chunk_keys > kMaxPlannedChunk)
     throw Error("a round of " + std::to_string(round_keys) + " keys gives " + std::to_string(plan.chunk_keys) +
                 " keys per GPU; with its epsilon padding that is more than the 2^32 a pass can count");

@@ -22,6 +22,17 @@ std::uint64_t highest_radix(std::uint64_t prefix, int consumed_bits, int key_bit
 
 }  // namespace
 
+std::vector<std::uint64_t> equal_chunks(std::uint64_t n, std::size_t gpus) {
+  RMGSORT_EXPECTS(gpus > 0, "at least one GPU");
+  const std::uint64_t chunk = (n + gpus - 1) / gpus;
+  std::vector<std::uint64_t> chunks;
+  for (std::size_t i = 0; i < gpus; ++i) {
+    const std::uint64_t begin = std::min(n, chunk * i);
+    chunks.push_back(std::min(n, begin + chunk) - begin);
+  }
+  return chunks;
+}
+
 std::size_t PartitionPlanner::max_spanning_buckets(int gpus, int key_bits, int digit_bits) {
   const std::size_t passes = std::size_t(key_bits / digit_bits);
   return std::size_t(gpus - 1) * (passes - 1) + 1;

@@ -68,6 +68,10 @@ struct BucketSort {
   int end_bit = 0;
 };
 
+// A round of n keys on `gpus` GPUs: ceil(n / gpus) keys each, the last GPUs fewer (or none when
+// there are fewer keys than GPUs). The first entry is the largest.
+[[nodiscard]] std::vector<std::uint64_t> equal_chunks(std::uint64_t n, std::size_t gpus);
+
 class PartitionPlanner {
  public:
   PartitionPlanner(std::span<const std::uint64_t> chunk_keys, const PlannerConfig& config);

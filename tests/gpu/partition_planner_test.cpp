@@ -25,20 +25,11 @@ struct SimulatedRun {
   std::size_t total_spanning = 0;
 };
 
-std::vector<std::uint64_t> equal_chunks(std::uint64_t n, int gpus) {
-  const std::uint64_t chunk = (n + std::uint64_t(gpus) - 1) / std::uint64_t(gpus);
-  std::vector<std::uint64_t> chunks;
-  for (int i = 0; i < gpus; ++i) {
-    const std::uint64_t begin = std::min(n, chunk * std::uint64_t(i));
-    chunks.push_back(std::min(n, begin + chunk) - begin);
-  }
-  return chunks;
-}
 
 // Runs the planner over `radix` (encoded keys) on `gpus` simulated GPUs and returns the output.
 template <class Bits>
 SimulatedRun<Bits> simulate(const std::vector<Bits>& radix, int gpus, const PlannerConfig& config) {
-  const auto chunks = equal_chunks(radix.size(), gpus);
+  const auto chunks = equal_chunks(radix.size(), std::size_t(gpus));
   const std::size_t g = std::size_t(gpus);
   std::vector<std::vector<Bits>> gpu(g);
   std::size_t next = 0;
@@ -146,7 +137,9 @@ TYPED_TEST(PartitionPlannerTest, SimulatedPipelineSortsEveryDistributionOnOneToE
         const auto run = simulate(radix, gpus, config);
         ASSERT_EQ(run.sorted, expected) << distribution << " n=" << n << " g=" << gpus;
         // Thesis §3.2.4: a pass leaves at most g - 1 spanning buckets, at most s_max in all.
-        if (run.passes > 1) EXPECT_LE(run.max_spanning_per_pass, std::size_t(std::max(gpus - 1, 1)));
+        if (run.passes > 1) {
+          EXPECT_LE(run.max_spanning_per_pass, std::size_t(std::max(gpus - 1, 1)));
+        }
         EXPECT_LE(run.total_spanning, PartitionPlanner::max_spanning_buckets(gpus, config.key_bits, 8))
             << distribution << " n=" << n << " g=" << gpus;
       }

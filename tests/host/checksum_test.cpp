@@ -63,11 +63,15 @@ TYPED_TEST(ChecksumTest, DetectsAChangedDroppedOrDuplicatedKey) {
   duplicated[1] = duplicated[0];  // same count, one key replaced by a copy of another
   EXPECT_NE(checksum_of(duplicated), original);
 
-  // Swapping two keys' lowest bits keeps the bit sum but not the multiset.
-  auto swapped_bits = keys;
-  swapped_bits[0] = __builtin_bit_cast(T, RadixBits<T>(testing::bits_of(keys[0]) ^ 1));
-  swapped_bits[1] = __builtin_bit_cast(T, RadixBits<T>(testing::bits_of(keys[1]) ^ 1));
-  if (((testing::bits_of(keys[0]) ^ testing::bits_of(keys[1])) & 1) != 0) EXPECT_NE(checksum_of(swapped_bits), original);
+  // Flipping the lowest bit of two keys whose lowest bits differ keeps the sum of bits and the
+  // XOR of all keys, but not the multiset.
+  std::size_t partner = 1;
+  while (partner < keys.size() && ((testing::bits_of(keys[0]) ^ testing::bits_of(keys[partner])) & 1) == 0) ++partner;
+  ASSERT_LT(partner, keys.size());
+  auto flipped = keys;
+  flipped[0] = __builtin_bit_cast(T, RadixBits<T>(testing::bits_of(keys[0]) ^ 1));
+  flipped[partner] = __builtin_bit_cast(T, RadixBits<T>(testing::bits_of(keys[partner]) ^ 1));
+  EXPECT_NE(checksum_of(flipped), original);
 }
 
 TEST(ChecksumTest, EmptyInputHasTheZeroChecksum) {
