@@ -131,7 +131,10 @@ class PinnedHostBuffer : public CudaMemory {
   explicit PinnedHostBuffer(std::size_t bytes) : CudaMemory(&cudaFreeHost) {
     if (bytes == 0) return;
     void* data = nullptr;
-    adopt(cudaHostAlloc(&data, bytes, cudaHostAllocPortable), data, bytes, "host", "pinned host memory");
+    // Allocate before adopt(): its arguments are evaluated in no fixed order, and `data` must be
+    // read after cudaHostAlloc wrote it.
+    const cudaError_t status = cudaHostAlloc(&data, bytes, cudaHostAllocPortable);
+    adopt(status, data, bytes, "host", "pinned host memory");
   }
 };
 
