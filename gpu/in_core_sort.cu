@@ -12,6 +12,7 @@
 #include "gpu/cuda_check.hpp"
 #include "gpu/device_resources.hpp"
 #include "gpu/kernel_policy.hpp"
+#include "gpu/key_transform_kernels.cuh"
 #include "gpu/memory_plan.cuh"
 #include "gpu/partition_kernels.cuh"
 #include "gpu/partition_planner.hpp"
@@ -41,7 +42,7 @@ struct GpuState {
   std::array<Stream, kSortStreams> sort;      // bucket sorts and copies back
   std::vector<Stream> to_gpu;                 // swap: one stream per destination GPU
   Event start, copied_in, swap_start, swap_done, sorted;
-  std::array<Event, kMaxPasses> histogram_start, histogram_done, scatter_done;
+  std::array<Event, kMaxPasses> histogram_start, histogram_done, scatter_start, scatter_done;
   std::array<Event, kSortStreams> sort_stream_done;
   std::vector<Event> sent_to;                 // per destination
   int current = 0;                            // which of `keys` holds this GPU's keys
@@ -203,6 +204,7 @@ InCoreStats InCoreSorter::Impl::sort_typed(std::byte* host, std::uint64_t count,
       GpuState& gpu = gpus[i];
       at(gpu.device, "scatter of pass " + std::to_string(pass + 1));
       ScopedDevice scope(gpu.device);
+      gpu.scatter_start[std::size_t(pass)].record(gpu.main.get());
       std::uint64_t slot = 0;
       for (std::size_t s = 0; s < spanning.size(); ++s) {
         const GpuRange part = spanning[s].on_gpu[i];
@@ -322,7 +324,8 @@ InCoreStats InCoreSorter::Impl::sort_typed(std::byte* host, std::uint64_t count,
     out.copy_in_ms = gpu.copied_in.since(gpu.start);
     for (int pass = 0; pass < stats.passes; ++pass) {
       out.histogram_ms.push_back(gpu.histogram_done[std::size_t(pass)].since(gpu.histogram_start[std::size_t(pass)]));
-      out.scatter_ms.push_back(gpu.scatter_done[std::size_t(pass)].since(gpu.histogram_done[std::size_t(pass)]));
+      out.exchange_ms.push_back(gpu.scatter_start[std::size_t(pass)].since(gpu.histogram_done[std::size_t(pass)]));
+      out.scatter_ms.push_back(gpu.scatter_done[std::size_t(pass)].since(gpu.scatter_start[std::size_t(pass)]));
     }
     out.swap_ms = gpu.swap_done.since(gpu.swap_start);
     out.sort_and_copy_back_ms = gpu.sorted.since(gpu.swap_done);

@@ -1,12 +1,10 @@
-// The partitioning kernels of one pass over one part of a GPU's buffer (thesis §4.1-4.2), and the
-// key encoding kernels. Every function only enqueues work on `stream` (asynchronous) and checks the
-// launch.
+// The partitioning kernels of one pass over one part of a GPU's buffer (thesis §4.1-4.2). Every
+// function only enqueues work on `stream` (asynchronous) and checks the launch.
 #pragma once
 
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
-#include <type_traits>
 
 #include "host/key_order.hpp"
 
@@ -28,18 +26,5 @@ void block_histograms_async(const RadixBits<T>* keys, std::uint32_t count, int s
 template <class T>
 void scatter_async(const RadixBits<T>* keys, std::uint32_t count, int shift, KeyInput input,
                    const std::uint32_t* block_offsets, RadixBits<T>* out, cudaStream_t stream);
-
-// In place: keys[i] = KeyOrder<T, order>::encode(keys[i]) (or decode). Only for orders that are not
-// the identity (everything but u32/u64 ascending).
-template <class T>
-void encode_keys_async(void* keys, std::uint64_t count, SortOrder order, cudaStream_t stream);
-template <class T>
-void decode_keys_async(void* keys, std::uint64_t count, SortOrder order, cudaStream_t stream);
-
-// Whether encode/decode change anything for T in `order`.
-template <class T>
-constexpr bool encoding_is_identity(SortOrder order) {
-  return std::is_unsigned_v<T> && order == SortOrder::ascending;
-}
 
 }  // namespace rmgsort
