@@ -29,6 +29,7 @@ class InCoreEngine final : public GpuEngine {
                          .add("memory_planned_bytes", plan_.need[i].total())
                          .add("copy_in_ms", gpu.copy_in_ms)
                          .add("histogram_ms", gpu.histogram_ms)
+                         .add("exchange_ms", gpu.exchange_ms)
                          .add("scatter_ms", gpu.scatter_ms)
                          .add("swap_ms", gpu.swap_ms)
                          .add("sort_and_copy_back_ms", gpu.sort_and_copy_back_ms)

@@ -48,6 +48,8 @@ struct InCoreStats {
     int device = 0;
     double copy_in_ms = 0;
     std::vector<double> histogram_ms;  // one per pass (size == passes)
+    std::vector<double> exchange_ms;   // one per pass: histogram done to scatter start (waiting for
+                                       // every GPU's histogram, and the host planner)
     std::vector<double> scatter_ms;    // one per pass (~0 where every part fell in one digit)
     double swap_ms = 0;
     double sort_and_copy_back_ms = 0;  // bucket sorts overlapped with the copies back

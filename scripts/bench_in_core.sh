@@ -8,7 +8,8 @@
 # cub::DeviceRadixSort of every bit, copy back):
 #   4e9 uniform u32 on g = 1, 2, 4          2e9 uniform u64 on g = 1, 2, 4
 #   4e9 zipf:1.0 u32 and 4e9 bits:10 u32 on 4 GPUs, as a ratio to uniform u32 on 4 GPUs
-#   the partitioning pass (histogram + scatter of pass 1, slowest GPU) of uniform u32, 1e9 keys per GPU
+#   all partitioning passes of uniform u32, 1e9 keys per GPU: the slowest GPU's histogram and scatter
+#   kernels plus the host exchange between them (partition_ms, see in_core_bench.cu)
 # Rows needing more GPUs than present are skipped. N shrinks, with a note, where host memory (two
 # copies of the keys) or GPU memory (g = 1: a double buffer of every key) is too small. Host memory
 # is MemAvailable, which reads low at first on machines whose memory grows as it is touched (the
@@ -207,8 +208,8 @@ fi
 [[ $n == "$target" || $n == 0 ]] || notes+=("partitioning pass: $(keys_text "$n") keys instead of $(keys_text "$target")")
 if [[ $(field "$line" status) == ok ]]; then
   row "partitioning pass, uniform u32, $(keys_text $((n / pg))) keys per GPU" "$pg" "$(keys_text "$n")" \
-    "$(field "$line" pass1_ms_max)" "" "" "" \
-    "histogram $(field "$line" histogram_ms_max) + scatter $(field "$line" scatter_ms_max), all passes, slowest GPU" \
+    "$(field "$line" partition_ms_max)" "" "" "" \
+    "all passes: the slowest GPU's histogram + scatter kernels, $(field "$line" histogram_ms_max) + $(field "$line" scatter_ms_max) at most, plus the exchange between them" \
     "$([[ $pg == 4 && $n == "$target" ]] && echo "7.2 (2.3 + 4.9)")"
 else
   status=$(field "$line" status)

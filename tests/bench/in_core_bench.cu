@@ -9,7 +9,7 @@
 //             warm-up. Printed as not measured where GPU 0 lacks the memory.
 // Every output, warm-up included, is checked: in order (find_disorder) and the input's checksum.
 //
-//   in_core_bench [--type u32|u64] [--count N] [--dist DIST] [--gpus 1,2,4] [--repeats R]
+//   in_core_bench [--type u32|u64|i32|i64|f32|f64] [--count N] [--dist DIST] [--gpus 1,2,4] [--repeats R]
 //                 [--seed S] [--descending] [--no-baseline]
 //   in_core_bench --devices        "devices N", then "device ORDINAL FREE_BYTES TOTAL_BYTES NAME"
 //
@@ -74,7 +74,7 @@ struct Options {
 [[noreturn]] void usage(const std::string& why) {
   std::fprintf(stderr,
                "in_core_bench: %s\n"
-               "usage: in_core_bench [--type u32|u64] [--count N] [--dist DIST] [--gpus 1,2,4] [--repeats R]\n"
+               "usage: in_core_bench [--type u32|u64|i32|i64|f32|f64] [--count N] [--dist DIST] [--gpus 1,2,4] [--repeats R]\n"
                "                     [--seed S] [--descending] [--no-baseline]\n"
                "       in_core_bench --devices\n",
                why.c_str());
@@ -121,9 +121,9 @@ Options parse_options(int argc, char** argv) {
     };
     if (arg == "--type") {
       const std::string_view name = value();
-      if (name == "u32") options.type = KeyType::u32;
-      else if (name == "u64") options.type = KeyType::u64;
-      else usage("--type '" + std::string(name) + "': expected u32 or u64");
+      const std::optional<KeyType> type = parse_key_type(name);
+      if (!type) usage("--type '" + std::string(name) + "': expected u32, u64, i32, i64, f32 or f64");
+      options.type = *type;
     } else if (arg == "--count") {
       options.count = parse_count(value());
     } else if (arg == "--dist") {
@@ -193,17 +193,23 @@ double gkeys_per_s(std::uint64_t n, double ms) { return double(n) / ms / 1e6; }
 // InCoreSorter
 
 struct Phases {
-  double copy_in = 0, histogram = 0, scatter = 0, swap = 0, sort_and_copy_back = 0, first_pass = 0;
+  double copy_in = 0, histogram = 0, exchange = 0, scatter = 0, swap = 0, sort_and_copy_back = 0;
+  // All partitioning passes on the critical path: for one GPU, its histograms and scatters plus
+  // its waits between them; over GPUs (max_phases), the slowest GPU's kernels plus, per pass, the
+  // shortest wait, which is the exchange itself (the GPU that finished its histogram last waits
+  // only for the host planner; the others' waits include its lateness, e.g. a later copy in).
+  double partition = 0;
 };
 
 Phases phases_of(const InCoreStats::Gpu& gpu) {
   Phases p;
   p.copy_in = gpu.copy_in_ms;
   p.histogram = std::accumulate(gpu.histogram_ms.begin(), gpu.histogram_ms.end(), 0.0);
+  p.exchange = std::accumulate(gpu.exchange_ms.begin(), gpu.exchange_ms.end(), 0.0);
   p.scatter = std::accumulate(gpu.scatter_ms.begin(), gpu.scatter_ms.end(), 0.0);
   p.swap = gpu.swap_ms;
   p.sort_and_copy_back = gpu.sort_and_copy_back_ms;
-  p.first_pass = (gpu.histogram_ms.empty() ? 0 : gpu.histogram_ms[0]) + (gpu.scatter_ms.empty() ? 0 : gpu.scatter_ms[0]);
+  p.partition = p.histogram + p.exchange + p.scatter;
   return p;
 }
 
@@ -216,18 +222,31 @@ Phases max_phases(const InCoreStats& stats) {
     most.scatter = std::max(most.scatter, p.scatter);
     most.swap = std::max(most.swap, p.swap);
     most.sort_and_copy_back = std::max(most.sort_and_copy_back, p.sort_and_copy_back);
-    most.first_pass = std::max(most.first_pass, p.first_pass);
+    most.exchange = std::max(most.exchange, p.exchange);
   }
+  double kernels = 0;
+  for (const InCoreStats::Gpu& gpu : stats.gpus) {
+    const Phases p = phases_of(gpu);
+    kernels = std::max(kernels, p.histogram + p.scatter);
+  }
+  double exchange = 0;
+  for (std::size_t pass = 0; pass < std::size_t(stats.passes); ++pass) {
+    double shortest = -1;
+    for (const InCoreStats::Gpu& gpu : stats.gpus)
+      if (pass < gpu.exchange_ms.size() && (shortest < 0 || gpu.exchange_ms[pass] < shortest)) shortest = gpu.exchange_ms[pass];
+    exchange += std::max(shortest, 0.0);
+  }
+  most.partition = kernels + exchange;
   return most;
 }
 
 std::string phase_fields(const Phases& p, const char* suffix) {
   char text[512];
   std::snprintf(text, sizeof text,
-                " copy_in_ms_%s=%.3f histogram_ms_%s=%.3f scatter_ms_%s=%.3f swap_ms_%s=%.3f"
-                " sort_copy_back_ms_%s=%.3f pass1_ms_%s=%.3f",
-                suffix, p.copy_in, suffix, p.histogram, suffix, p.scatter, suffix, p.swap, suffix,
-                p.sort_and_copy_back, suffix, p.first_pass);
+                " copy_in_ms_%s=%.3f histogram_ms_%s=%.3f exchange_ms_%s=%.3f scatter_ms_%s=%.3f swap_ms_%s=%.3f"
+                " sort_copy_back_ms_%s=%.3f partition_ms_%s=%.3f",
+                suffix, p.copy_in, suffix, p.histogram, suffix, p.exchange, suffix, p.scatter, suffix, p.swap, suffix,
+                p.sort_and_copy_back, suffix, p.partition);
   return text;
 }
 
@@ -283,11 +302,11 @@ bool measure_sorter(const Options& o, const T* original, T* work, const KeyCheck
               "at most %zu bucket sorts per GPU, %zu pair(s) swapped through host memory\n",
               s.passes, s.buckets, s.total_ms, n ? double(received_max) / double(n) : 0.0, bucket_sorts_max,
               s.staged_pairs.size());
-  std::printf("      %-14s %9s %9s %9s %9s %14s %9s\n", "phase ms", "copy_in", "histogram", "scatter", "swap",
-              "sort+copy_out", "pass 1");
+  std::printf("      %-14s %9s %9s %9s %9s %9s %14s %10s\n", "phase ms", "copy_in", "histogram", "exchange",
+              "scatter", "swap", "sort+copy_out", "partition");
   for (const auto& [name, p] : {std::pair<const char*, Phases>{"GPU 0", gpu0}, {"max over GPUs", most}})
-    std::printf("      %-14s %9.2f %9.2f %9.2f %9.2f %14.2f %9.2f\n", name, p.copy_in, p.histogram, p.scatter, p.swap,
-                p.sort_and_copy_back, p.first_pass);
+    std::printf("      %-14s %9.2f %9.2f %9.2f %9.2f %9.2f %14.2f %10.2f\n", name, p.copy_in, p.histogram, p.exchange,
+                p.scatter, p.swap, p.sort_and_copy_back, p.partition);
   std::printf("%s status=%s median_ms=%.3f min_ms=%.3f max_ms=%.3f gkeys_per_s=%.4f plan_ms=%.1f alloc_ms=%.1f"
               " passes=%d buckets=%zu staged_pairs=%zu stats_total_ms=%.3f%s%s\n",
               result_prefix("sorter", o, g).c_str(), ok ? "ok" : "wrong_output", ms[median],
@@ -524,7 +543,7 @@ int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IOLBF, 0);  // lines reach a log as they are printed
   try {
     if (options.list_devices) return list_devices();
-    return options.type == KeyType::u32 ? run<std::uint32_t>(options) : run<std::uint64_t>(options);
+    return visit_key_type(options.type, [&]<class T>(T) { return run<T>(options); });
   } catch (const std::exception& error) {
     std::fprintf(stderr, "in_core_bench: %s\n", error.what());
     return 2;

@@ -8,6 +8,7 @@
 // leaves them out). A few minutes on 4 H200s.
 #include "gpu/in_core_sort.hpp"
 
+#include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 #include <tbb/parallel_sort.h>
 
@@ -501,8 +502,9 @@ TYPED_TEST(InCoreSortTest, RoundsOfChangingSizeAndDistributionReuseOneSorter) {
   }
 }
 
-// The sorter page-locks unregistered memory for the call only, and accepts keys that start inside
-// a registered buffer, at an offset that is not a multiple of 16 bytes.
+// The sorter page-locks unregistered memory for the call only, takes memory the caller page-locked
+// itself, and accepts keys that start inside a registered buffer, at an offset that is
+// not a multiple of 16 bytes.
 TYPED_TEST(InCoreSortTest, UnregisteredAndOffsetHostMemory) {
   using T = TypeParam;
   auto sorter = sorter_for(key_type_of<T>(), most_gpus(), kMatrixKeys);
@@ -519,6 +521,14 @@ TYPED_TEST(InCoreSortTest, UnregisteredAndOffsetHostMemory) {
   (void)sorter->sort(reinterpret_cast<std::byte*>(plain.data()), plain.size(), SortOrder::ascending);
   expect_matches_reference(plain.data(), reference, SortOrder::ascending, "std::vector registered by the caller");
   registration.reset();
+
+  // Page-locked by the caller with flags of its own, sorted descending (keys decoded on the way back).
+  plain = input;
+  ASSERT_EQ(cudaHostRegister(plain.data(), plain.size() * sizeof(T), cudaHostRegisterPortable), cudaSuccess);
+  (void)sorter->sort(reinterpret_cast<std::byte*>(plain.data()), plain.size(), SortOrder::descending);
+  ASSERT_EQ(cudaHostUnregister(plain.data()), cudaSuccess);
+  expect_matches_reference(plain.data(), reference_sort(input, SortOrder::descending), SortOrder::descending,
+                           "std::vector page-locked by the caller with cudaHostRegister");
 
   GuardedBuffer<T> offset(kMatrixKeys, 1);
   expect_sorter_sorts(*sorter, offset, input, reference, SortOrder::ascending, "keys one key into a registered buffer");
@@ -565,6 +575,8 @@ TYPED_TEST(InCoreSortTest, StatsAccountForEveryKey) {
           EXPECT_EQ(gpu.device, plan.gpus[std::size_t(i)]) << what;
           EXPECT_EQ(gpu.histogram_ms.size(), std::size_t(stats.passes)) << what << ", GPU " << gpu.device;
           EXPECT_EQ(gpu.scatter_ms.size(), std::size_t(stats.passes)) << what << ", GPU " << gpu.device;
+          EXPECT_EQ(gpu.exchange_ms.size(), std::size_t(stats.passes)) << what << ", GPU " << gpu.device;
+          for (double ms : gpu.exchange_ms) EXPECT_GE(ms, 0) << what;
           for (double ms : gpu.histogram_ms) EXPECT_GE(ms, 0) << what;
           for (double ms : gpu.scatter_ms) EXPECT_GE(ms, 0) << what;
           EXPECT_GE(gpu.copy_in_ms, 0) << what;
