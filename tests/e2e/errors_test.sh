@@ -78,9 +78,9 @@ sort_error "two inputs" "extra.bin" sort "$IN/keys.bin" "$IN/extra.bin" -o @OUT@
 sort_error "no subcommand" "subcommand" -t u32
 sort_error "unknown subcommand" "shuffle" shuffle "$IN/keys.bin"
 
-echo "== --host-memory limits (the sort needs twice the input)"
-sort_error "4000-byte file with --host-memory 7999" "keys.bin;--host-memory" sort "$IN/keys.bin" -o @OUT@ -t u32 --host-memory 7999
-sort_error "4000-byte file with --host-memory 7K" "keys.bin;--host-memory" sort "$IN/keys.bin" -o @OUT@ -t u32 --host-memory 7K
+echo "== --host-memory limits (the CPU sort needs twice the input; on the GPUs the keys are sorted in place)"
+sort_error "4000-byte file with --host-memory 7999" "keys.bin;--host-memory" sort "$IN/keys.bin" -o @OUT@ -t u32 --gpus none --host-memory 7999
+sort_error "4000-byte file with --host-memory 7K" "keys.bin;--host-memory" sort "$IN/keys.bin" -o @OUT@ -t u32 --gpus none --host-memory 7K
 
 begin "4000-byte file with --host-memory 8000 (exactly twice) is sorted"
 rm -f "$WORK/ok.out"
@@ -91,7 +91,7 @@ end
 
 begin "4000 bytes on stdin with --host-memory 7K: exit 2, message names stdin and --host-memory, no output"
 rm -f "$WORK/fresh.out"
-run "$RMGSORT" sort -o "$WORK/fresh.out" -t u32 --host-memory 7K <"$IN/keys.bin"
+run "$RMGSORT" sort -o "$WORK/fresh.out" -t u32 --gpus none --host-memory 7K <"$IN/keys.bin"
 expect_rc 2
 expect_stderr "stdin" "--host-memory"
 expect_no_file "$WORK/fresh.out"
@@ -100,7 +100,7 @@ end
 
 begin "4000 bytes through a pipe with --host-memory 7K: exit 2, message names --host-memory"
 rm -f "$WORK/fresh.out"
-run "$RMGSORT" sort -o "$WORK/fresh.out" -t u32 --host-memory 7K < <(cat "$IN/keys.bin")
+run "$RMGSORT" sort -o "$WORK/fresh.out" -t u32 --gpus none --host-memory 7K < <(cat "$IN/keys.bin")
 expect_rc 2
 expect_stderr "stdin" "--host-memory"
 expect_no_file "$WORK/fresh.out"
@@ -122,7 +122,7 @@ for hm in 7.8125K 0.00762939453125M 0.000007450580596923828125G 0.00000000727595
   expect_size "$WORK/ok.out" 4000
   end
 done
-sort_error "--host-memory 7.8115234375K (= 7999 bytes)" "keys.bin;--host-memory" sort "$IN/keys.bin" -o @OUT@ -t u32 --host-memory 7.8115234375K
+sort_error "--host-memory 7.8115234375K (= 7999 bytes)" "keys.bin;--host-memory" sort "$IN/keys.bin" -o @OUT@ -t u32 --gpus none --host-memory 7.8115234375K
 
 echo "== output errors"
 begin "missing output directory: exit 2, message names the output and the cause, nothing created"
