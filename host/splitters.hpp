@@ -1,0 +1,38 @@
+// Round boundaries chosen from a sample, for inputs that are partitioned while they stream past (the
+// spill path: the keys do not fit memory, so no exact histogram precedes the partition). Values are
+// the encoded radix bits of KeyOrder, so one comparison order serves every key type and direction.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace rmgsort {
+
+// Round r holds the keys k with splitters[r - 1] <= k < splitters[r] (encoded; the first round has
+// no lower bound, the last no upper one): rounds are value-disjoint and ordered.
+template <class Bits>
+class Splitters {
+ public:
+  // From `sample` (encoded keys, any order; sorted in place), aiming at `rounds` rounds of equal
+  // expected size. A value that fills more than a round's share of the sample gets a round of its
+  // own (it cannot be split by value, and a round of one value needs no sort). When the sample
+  // offers no boundary (one value) but the keys span [lowest, highest] with lowest < highest, the
+  // middle of that range is the boundary, so that partitioning again always makes progress.
+  static Splitters from_sample(std::vector<Bits>& sample, std::size_t rounds, Bits lowest, Bits highest);
+
+  [[nodiscard]] std::size_t rounds() const { return bounds_.size() + 1; }
+  [[nodiscard]] std::size_t round_of(Bits encoded) const {
+    return std::size_t(std::upper_bound(bounds_.begin(), bounds_.end(), encoded) - bounds_.begin());
+  }
+  [[nodiscard]] const std::vector<Bits>& bounds() const { return bounds_; }
+
+ private:
+  std::vector<Bits> bounds_;  // strictly increasing
+};
+
+extern template class Splitters<std::uint32_t>;
+extern template class Splitters<std::uint64_t>;
+
+}  // namespace rmgsort
