@@ -18,20 +18,22 @@ constexpr std::uint64_t kInitialStreamBytes = std::uint64_t{64} << 20;
 
 }  // namespace
 
-HostBuffer read_stream(const InputFile& input, std::uint64_t limit_bytes, std::uint64_t& bytes_read) {
+HostBuffer read_stream_prefix(const InputFile& input, std::uint64_t limit_bytes, std::uint64_t& bytes_read,
+                              bool& complete) {
   const std::string name = input.display_name();
   enlarge_pipe_buffer(input.fd);
   bytes_read = 0;
-  HostBuffer buffer(static_cast<std::size_t>(std::min(kInitialStreamBytes, limit_bytes)));
+  complete = true;
+  // One byte beyond the limit tells an input that ends exactly at the limit from a longer one.
+  const std::uint64_t most = limit_bytes + 1;
+  HostBuffer buffer(static_cast<std::size_t>(std::min(kInitialStreamBytes, most)));
   for (;;) {
     if (bytes_read == buffer.size()) {
-      if (bytes_read == limit_bytes) {
-        // Full to the limit: the input is within it only if it ends right here.
-        std::byte probe[1];
-        if (read_full(input.fd, name, probe, 1) == 0) break;
-        throw_over_limit(name, limit_bytes);
+      if (bytes_read == most) {
+        complete = false;
+        break;
       }
-      buffer.grow(static_cast<std::size_t>(std::min(limit_bytes, std::max<std::uint64_t>(2 * buffer.size(), 1))));
+      buffer.grow(static_cast<std::size_t>(std::min(most, std::max<std::uint64_t>(2 * buffer.size(), 1))));
     }
     const std::size_t want = buffer.size() - bytes_read;
     const std::size_t got = read_full(input.fd, name, buffer.data() + bytes_read, want);
@@ -39,6 +41,13 @@ HostBuffer read_stream(const InputFile& input, std::uint64_t limit_bytes, std::u
     if (got < want) break;
   }
   buffer.shrink(bytes_read);
+  return buffer;
+}
+
+HostBuffer read_stream(const InputFile& input, std::uint64_t limit_bytes, std::uint64_t& bytes_read) {
+  bool complete = true;
+  HostBuffer buffer = read_stream_prefix(input, limit_bytes, bytes_read, complete);
+  if (!complete) throw_over_limit(input.display_name(), limit_bytes);
   return buffer;
 }
 

@@ -14,4 +14,10 @@ namespace rmgsort {
 // The buffer grows by doubling (mremap), so at most twice the input's size is ever mapped.
 [[nodiscard]] HostBuffer read_stream(const InputFile& input, std::uint64_t limit_bytes, std::uint64_t& bytes_read);
 
+// Reads INPUT to its end or to LIMIT_BYTES + 1 bytes, whichever comes first: COMPLETE tells which.
+// When it is false the input continues (after the BYTES_READ = LIMIT_BYTES + 1 bytes returned) and
+// the caller goes on reading from INPUT's descriptor.
+[[nodiscard]] HostBuffer read_stream_prefix(const InputFile& input, std::uint64_t limit_bytes, std::uint64_t& bytes_read,
+                                            bool& complete);
+
 }  // namespace rmgsort
