@@ -1,5 +1,8 @@
-// rmgsort sort: read the whole input into memory, sort it, optionally verify it, write it to a
-// temporary file and rename that over the output. Nothing is committed unless every step succeeded.
+// rmgsort sort, three ways, by size: keys that fit the sort engine are read into memory and sorted at
+// once; keys that fit host memory but not the GPUs are partitioned on the CPU into rounds that the
+// GPUs sort one after the other (app/sort_rounds.hpp); keys beyond --host-memory go through spill
+// files (app/spill_sort.hpp). The output is a temporary file renamed over the target only when
+// every step (and --verify) succeeded.
 #include <tbb/global_control.h>
 #include <tbb/task_arena.h>
 
@@ -9,6 +12,9 @@
 #include "app/commands.hpp"
 #include "app/gpu_engine.hpp"
 #include "app/size_parse.hpp"
+#include "app/sort_rounds.hpp"
+#include "app/sorted_sink.hpp"
+#include "app/spill_sort.hpp"
 #include "app/stats.hpp"
 #include "app/stopwatch.hpp"
 #include "app/whole_keys.hpp"
@@ -30,7 +36,7 @@ namespace rmgsort {
 namespace {
 
 struct PhaseTimes {
-  double read = 0, allocate = 0, sort = 0, verify = 0, write = 0;
+  double read = 0, allocate = 0, partition = 0, sort = 0, verify = 0, write = 0;
 };
 
 // The threads oneTBB will use: the arena's, bounded by a --threads global_control.
@@ -50,14 +56,17 @@ std::string bytes_exactly(std::uint64_t bytes) {
   return format_bytes(bytes) + " (" + std::to_string(bytes) + " bytes)";
 }
 
-// The CPU sort needs the keys and a scratch buffer of the same size; the GPUs need the keys only.
-void require_host_memory(const std::string& name, std::uint64_t bytes, std::uint64_t host_memory, bool on_gpus) {
-  const std::uint64_t need = on_gpus ? bytes : 2 * bytes;
-  if (need > host_memory)
-    throw Error(name + ": sorting " + format_bytes(bytes) + " needs " + bytes_exactly(need) +
-                " of host memory (" + (on_gpus ? "the keys" : "the keys and a sort buffer") +
-                "), more than --host-memory " + bytes_exactly(host_memory) +
-                "; raise --host-memory (sorting inputs larger than memory is not available yet)");
+// In memory, the CPU sort needs the keys and a scratch buffer of the same size; the GPUs need the
+// keys only, unless they sort in rounds: then the keys and the buffer they are partitioned into.
+enum class HostMemoryUse { cpu_sort, gpu_sort, gpu_rounds };
+
+std::uint64_t host_memory_needed(std::uint64_t bytes, HostMemoryUse use) {
+  return use == HostMemoryUse::gpu_sort ? bytes : 2 * bytes;
+}
+
+HostMemoryUse memory_use(const GpuEngine* gpu, std::uint64_t keys) {
+  if (gpu == nullptr) return HostMemoryUse::cpu_sort;
+  return keys > gpu->round_keys() ? HostMemoryUse::gpu_rounds : HostMemoryUse::gpu_sort;
 }
 
 void sort_keys(KeyType type, std::byte* keys, std::byte* scratch, std::uint64_t count, SortOrder order) {
@@ -73,6 +82,13 @@ std::optional<std::uint64_t> disorder_in(KeyType type, const std::byte* keys, st
   });
 }
 
+// Why --verify fails, or "" when the keys are in order and a permutation of the input.
+std::string describe_failure(std::optional<std::uint64_t> disorder, bool same_checksum) {
+  if (disorder) return "key " + std::to_string(*disorder) + " is out of order";
+  if (!same_checksum) return "the sorted keys are not a permutation of the input";
+  return "";
+}
+
 JsonObject radix_config_json() {
   using namespace radix_config;
   return JsonObject()
@@ -83,11 +99,153 @@ JsonObject radix_config_json() {
       .add("keys_per_task", std::uint64_t(kKeysPerTask));
 }
 
+// Spill path memory (host_memory H): chunks of C = H / 16 (4 KiB to 64 MiB) for the streaming pass,
+// four of them at once (two in the reader, the classified copy, a stream's re-cut keys); then two
+// round buffers (the writer writes one while the next round sorts) and, on the CPU, a sort scratch
+// buffer, each of round_keys keys, in what is left.
+constexpr std::size_t kMaxSpillChunkBytes = std::size_t{64} << 20;
+
+struct Outcome {
+  std::uint64_t bytes = 0;
+  std::string verify_failure;
+  PhaseTimes times;
+  std::optional<RoundsReport> rounds;
+  std::optional<SpillReport> spill;
+};
+
+Outcome sort_through_spill(const SortOptions& options, const InputFile& input, HostBuffer prefix, GpuEngine* gpu,
+                           std::uint64_t host_memory, OutputFile& output, Progress& progress) {
+  const std::size_t width = key_width(options.type);
+  const std::size_t chunk_bytes =
+      std::clamp<std::size_t>(std::size_t(host_memory / 16) / 4096 * 4096, 4096, kMaxSpillChunkBytes);
+  const std::uint64_t buffers = gpu ? 2 : 3;
+  const std::uint64_t left = host_memory > 4 * chunk_bytes ? host_memory - 4 * chunk_bytes : 0;
+  std::uint64_t round_keys = left / (buffers * width);
+  if (gpu) round_keys = std::min(round_keys, gpu->round_keys());
+  if (round_keys == 0)
+    throw Error(input.display_name() + ": --host-memory " + bytes_exactly(host_memory) +
+                " is too small to sort through spill files; give it at least " +
+                bytes_exactly(4 * 4096 + buffers * width));
+  std::string temp_dir = options.temp_dir;
+  if (temp_dir.empty()) {
+    const char* tmpdir = std::getenv("TMPDIR");
+    temp_dir = tmpdir != nullptr && *tmpdir != '\0' ? tmpdir : "/tmp";
+  }
+
+  Outcome outcome;
+  Stopwatch phase;
+  const std::string output_name = output.is_stdout() ? "standard output" : output.path();
+  SortedSink sink(output.fd(), output_name, input.regular ? input.size : 0, options.type, options.order,
+                  options.verify, progress);
+  KeyChecksum input_checksum;
+  HostBuffer round_memory;
+  HostBuffer scratch;
+  SpillJob job;
+  job.type = options.type;
+  job.order = options.order;
+  job.temp_dir = temp_dir;
+  job.round_keys = round_keys;
+  job.chunk_bytes = chunk_bytes;
+  job.on_input = [&](std::span<const std::byte> chunk) {
+    if (options.verify) input_checksum += checksum_keys(chunk.data(), chunk.size(), width);
+  };
+  job.round_buffers = [&]() -> std::array<std::byte*, 2> {
+    prefix = HostBuffer();  // the streaming pass is over
+    const std::size_t round_bytes = (round_keys * width + 4095) / 4096 * 4096;
+    round_memory = HostBuffer(2 * round_bytes);
+    if (gpu) {
+      gpu->pin(round_memory.data(), round_memory.capacity());
+      Stopwatch allocating;
+      gpu->allocate();
+      outcome.times.allocate = allocating.lap();
+    } else {
+      scratch = HostBuffer(round_keys * width);
+    }
+    return {round_memory.data(), round_memory.data() + round_bytes};
+  };
+  job.sort_round = [&](std::byte* keys, std::uint64_t count) {
+    if (gpu) {
+      gpu->sort(keys, count, options.order);
+    } else {
+      sort_keys(options.type, keys, scratch.data(), count, options.order);
+    }
+  };
+  job.sorted = [&](std::span<const std::byte> round) { sink(round); };
+  progress.phase("sorting " + input.display_name() + " through spill files in " + temp_dir,
+                 input.regular ? input.size : 0);
+  SpillSource source{&input, prefix.bytes()};
+  outcome.spill = spill_sort(job, source);
+  outcome.verify_failure = sink.finish(input_checksum);
+  outcome.bytes = outcome.spill->keys * width;
+  const double total = phase.lap();
+  outcome.times.partition = outcome.spill->spill_seconds;
+  for (double s : outcome.spill->round_sort_seconds) outcome.times.sort += s;
+  outcome.times.write = std::max(0.0, total - outcome.times.partition - outcome.times.sort - outcome.times.allocate);
+  return outcome;
+}
+
+// Keys in memory (`keys`, `bytes` of them): sorted at once, or in rounds on the GPUs.
+Outcome sort_in_memory(const SortOptions& options, HostBuffer& keys, std::uint64_t bytes, GpuEngine* gpu,
+                       const KeyChecksum& input_checksum, OutputFile& output, Progress& progress,
+                       const std::vector<int>& gpus) {
+  const std::size_t width = key_width(options.type);
+  const std::uint64_t count = bytes / width;
+  const std::string output_name = output.is_stdout() ? "standard output" : output.path();
+  const std::string on_gpus = std::to_string(gpus.size()) + " GPU" + (gpus.size() == 1 ? "" : "s");
+  Outcome outcome;
+  outcome.bytes = bytes;
+  Stopwatch phase;
+  if (memory_use(gpu, count) == HostMemoryUse::gpu_rounds) {
+    // Partitioned into rounds; each is verified and written as soon as it is sorted.
+    HostBuffer partitioned(bytes);
+    gpu->pin(partitioned.data(), partitioned.capacity());
+    progress.phase("allocating GPU memory", 0);
+    gpu->allocate();
+    outcome.times.allocate = phase.lap();
+    progress.phase("sorting in rounds on " + on_gpus, bytes);
+    SortedSink sink(output.fd(), output_name, bytes, options.type, options.order, options.verify, progress);
+    outcome.rounds = sort_in_rounds(
+        options.type, keys.data(), partitioned.data(), count, options.order, gpu->round_keys(),
+        [&](std::byte* round, std::uint64_t n) { gpu->sort(round, n, options.order); },
+        [&](std::span<const std::byte> round) { sink(round); },
+        // The input is partitioned: its memory goes back before the output's pages are written (a
+        // machine whose memory grows as it is touched spent ~3 s per 8 GB on fresh pages).
+        [&] { keys = HostBuffer(); });
+    outcome.verify_failure = sink.finish(input_checksum);
+    outcome.times.partition = outcome.rounds->partition_seconds;
+    for (double s : outcome.rounds->round_sort_seconds) outcome.times.sort += s;
+    outcome.times.write = phase.lap() - outcome.times.partition - outcome.times.sort;  // what the sorts did not hide
+    return outcome;
+  }
+  if (gpu) {
+    progress.phase("allocating GPU memory", 0);
+    gpu->allocate();
+    outcome.times.allocate = phase.lap();
+    progress.phase("sorting on " + on_gpus, 0);
+    gpu->sort(keys.data(), count, options.order);
+  } else {
+    progress.phase("sorting", 0);
+    HostBuffer scratch(bytes);
+    sort_keys(options.type, keys.data(), scratch.data(), count, options.order);
+  }
+  outcome.times.sort = phase.lap();
+  if (options.verify) {
+    progress.phase("verifying", 0);
+    outcome.verify_failure = describe_failure(disorder_in(options.type, keys.data(), count, options.order),
+                                              checksum_keys(keys.data(), bytes, width) == input_checksum);
+    outcome.times.verify = phase.lap();
+    if (!outcome.verify_failure.empty()) return outcome;
+  }
+  progress.phase("writing " + output_name, 0);
+  write_file(output.fd(), output_name, keys.data(), bytes, WriteOptions{});
+  outcome.times.write = phase.lap();
+  return outcome;
+}
+
 }  // namespace
 
 int run_sort(const SortOptions& options) {
   Stopwatch wall;
-  PhaseTimes times;
   Stopwatch phase;
   const std::size_t width = key_width(options.type);
 
@@ -104,90 +262,93 @@ int run_sort(const SortOptions& options) {
 
   InputFile input = open_input(options.input);
   const std::string input_name = input.display_name();
-  // The GPUs take the input when it fits them (a stream's size is known only once it is read).
+  // The GPUs take the input when there are any (a stream's size is known only once it is read); it
+  // is sorted through spill files when it does not fit --host-memory.
   std::unique_ptr<GpuEngine> gpu;
   std::string why_not_gpu = gpus.empty() ? "no GPU selected" : "";
+  bool spill = false;
   if (input.regular) {
-    gpu = GpuEngine::choose(options.type, gpus, whole_keys(input_name, input.size, options.type),
-                            options.gpu_memory, why_not_gpu);
-    require_host_memory(input_name, input.size, host_memory, gpu != nullptr);
+    const std::uint64_t input_keys = whole_keys(input_name, input.size, options.type);
+    gpu = GpuEngine::choose(options.type, gpus, input_keys, options.gpu_memory, why_not_gpu);
+    spill = host_memory_needed(input.size, memory_use(gpu.get(), input_keys)) > host_memory;
   }
   OutputFile output = OutputFile::create(options.output);
   Progress progress(options.progress);
   phase.lap();  // the phases start here; validation and device discovery count in wall time only
 
-  // Read, checksumming each block as it lands when --verify asks for it.
-  HostBuffer keys;
-  std::uint64_t bytes = 0;
-  KeyChecksum input_checksum;
+  Outcome outcome;
+  double read_seconds = 0;
   bool read_direct = false;
-  if (input.regular) {
-    bytes = input.size;
-    keys = HostBuffer(bytes);
-    if (gpu) gpu->pin(keys.data(), keys.capacity());  // read straight into page-locked memory
-    progress.phase("reading " + input_name, bytes);
-    std::mutex checksum_mutex;
-    ReadOptions read_options;
-    read_options.threads = unsigned(active_threads());
-    const ReadStats read = read_file(input, keys.data(), bytes, read_options,
-                                     [&](std::uint64_t, const std::byte* block, std::size_t length) {
-                                       progress.advance(length);
-                                       if (!options.verify) return;
-                                       const KeyChecksum sum = checksum_keys(block, length, width);
-                                       std::lock_guard lock(checksum_mutex);
-                                       input_checksum += sum;
-                                     });
-    read_direct = read.direct;
+  if (spill) {
+    outcome = sort_through_spill(options, input, HostBuffer(), gpu.get(), host_memory, output, progress);
   } else {
-    progress.phase("reading " + input_name, 0);
-    try {
-      keys = read_stream(input, host_memory / 2, bytes);
-    } catch (const Error& e) {
-      throw Error(std::string(e.what()) + " (limit: half of --host-memory " + format_bytes(host_memory) + ")");
+    // Read, checksumming each block as it lands when --verify asks for it.
+    HostBuffer keys;
+    std::uint64_t bytes = 0;
+    KeyChecksum input_checksum;
+    bool complete = true;
+    if (input.regular) {
+      bytes = input.size;
+      keys = HostBuffer(bytes);
+      // Read straight into page-locked memory where the GPUs sort the keys where they lie.
+      if (memory_use(gpu.get(), bytes / width) == HostMemoryUse::gpu_sort) gpu->pin(keys.data(), keys.capacity());
+      progress.phase("reading " + input_name, bytes);
+      std::mutex checksum_mutex;
+      ReadOptions read_options;
+      read_options.threads = unsigned(active_threads());
+      const ReadStats read = read_file(input, keys.data(), bytes, read_options,
+                                       [&](std::uint64_t, const std::byte* block, std::size_t length) {
+                                         progress.advance(length);
+                                         if (!options.verify) return;
+                                         const KeyChecksum sum = checksum_keys(block, length, width);
+                                         std::lock_guard lock(checksum_mutex);
+                                         input_checksum += sum;
+                                       });
+      read_direct = read.direct;
+    } else {
+      progress.phase("reading " + input_name, 0);
+      keys = read_stream_prefix(input, host_memory / 2, bytes, complete);
+      if (complete) {
+        (void)whole_keys(input_name, bytes, options.type);
+        if (options.verify) input_checksum = checksum_keys(keys.data(), bytes, width);
+      }
+      // A stream longer than half of --host-memory is sorted through spill files, in rounds of the
+      // most keys the GPUs take.
+      gpu = GpuEngine::choose(options.type, gpus, complete ? bytes / width : std::numeric_limits<std::uint64_t>::max(),
+                              options.gpu_memory, why_not_gpu);
+      // At most half of --host-memory was read: the partition buffer of the rounds fits beside it.
+      if (complete && memory_use(gpu.get(), bytes / width) == HostMemoryUse::gpu_sort)
+        gpu->pin(keys.data(), keys.capacity());
     }
-    (void)whole_keys(input_name, bytes, options.type);
-    if (options.verify) input_checksum = checksum_keys(keys.data(), bytes, width);
-    gpu = GpuEngine::choose(options.type, gpus, bytes / width, options.gpu_memory, why_not_gpu);
-    if (gpu) gpu->pin(keys.data(), keys.capacity());
-  }
-  times.read = phase.lap();
-  const std::uint64_t count = bytes / width;
-
-  if (gpu) {
-    progress.phase("allocating GPU memory", 0);
-    gpu->allocate();
-    times.allocate = phase.lap();
-    progress.phase("sorting on " + std::to_string(gpus.size()) + " GPU" + (gpus.size() == 1 ? "" : "s"), 0);
-    gpu->sort(keys.data(), count, options.order);
-  } else {
-    progress.phase("sorting", 0);
-    HostBuffer scratch(bytes);
-    sort_keys(options.type, keys.data(), scratch.data(), count, options.order);
-  }
-  times.sort = phase.lap();
-
-  if (options.verify) {
-    progress.phase("verifying", 0);
-    const auto disorder = disorder_in(options.type, keys.data(), count, options.order);
-    const KeyChecksum output_checksum = checksum_keys(keys.data(), bytes, width);
-    if (disorder || output_checksum != input_checksum) {
-      progress.finish();
-      const std::string why = disorder ? "key " + std::to_string(*disorder) + " is out of order"
-                                       : std::string("the sorted keys are not a permutation of the input");
-      std::fprintf(stderr, "rmgsort: %s: --verify failed: %s; the output was not written\n",
-                   output.display_name().c_str(), why.c_str());
-      return kExitCheckFailed;
+    read_seconds = phase.lap();
+    if (complete) {
+      outcome = sort_in_memory(options, keys, bytes, gpu.get(), input_checksum, output, progress, gpus);
+    } else {
+      // What was read leads the streaming pass of the spill path.
+      outcome = sort_through_spill(options, input, std::move(keys), gpu.get(), host_memory, output, progress);
     }
-    times.verify = phase.lap();
   }
-
-  progress.phase("writing " + (output.is_stdout() ? std::string("stdout") : output.path()), 0);
-  write_file(output.fd(), output.is_stdout() ? "standard output" : output.path(), keys.data(), bytes, WriteOptions{});
-  times.write = phase.lap();
   progress.finish();
+  if (!outcome.verify_failure.empty()) {
+    std::fprintf(stderr, "rmgsort: %s: --verify failed: %s; the output was not committed\n",
+                 output.display_name().c_str(), outcome.verify_failure.c_str());
+    return kExitCheckFailed;
+  }
 
   // The statistics are written before the output is committed: a run whose statistics cannot be
   // written fails and commits nothing. (The rename that commits takes microseconds, uncounted.)
+  const PhaseTimes& times = outcome.times;
+  const std::uint64_t bytes = outcome.bytes;
+  const std::uint64_t count = bytes / width;
+  std::vector<std::uint64_t> round_keys{count};
+  std::vector<double> round_seconds{times.sort};
+  if (outcome.rounds) {
+    round_keys = outcome.rounds->round_keys;
+    round_seconds = outcome.rounds->round_sort_seconds;
+  } else if (outcome.spill) {
+    round_keys = outcome.spill->round_keys;
+    round_seconds = outcome.spill->round_sort_seconds;
+  }
   const double seconds = wall.seconds();
   stats.prepare(JsonObject()
                     .add("version", RMGSORT_VERSION)
@@ -207,15 +368,24 @@ int run_sort(const SortOptions& options) {
                     .add("read_direct_io", read_direct)
                     .add("wall_seconds", seconds)
                     .add("phases_seconds", JsonObject()
-                                               .add("read", times.read)
+                                               .add("read", read_seconds)
                                                .add("gpu_allocate", times.allocate)
+                                               .add("partition", times.partition)
                                                .add("sort", times.sort)
                                                .add("verify", times.verify)
                                                .add("write", times.write))
                     .add("throughput", JsonObject()
                                            .add("keys_per_second", double(count) / seconds)
                                            .add("bytes_per_second", double(bytes) / seconds)
-                                           .add("sort_keys_per_second", times.sort > 0 ? double(count) / times.sort : 0.0))
+                                           .add("sort_keys_per_second", times.sort > 0 ? double(count) / times.sort : 0.0)
+                                           .add("partition_bytes_per_second",
+                                                times.partition > 0 ? double(bytes) / times.partition : 0.0))
+                    .add("rounds", std::uint64_t(round_keys.size()))
+                    .add("round_keys", round_keys)
+                    .add("round_sort_seconds", round_seconds)
+                    .add("spilled", outcome.spill.has_value())
+                    .add("spilled_bytes", outcome.spill ? outcome.spill->spilled_bytes : std::uint64_t{0})
+                    .add("spill_levels", outcome.spill ? outcome.spill->levels : 0)
                     .add("cpu_radix_sort", radix_config_json())
                     .add("gpu", gpu ? gpu->stats() : JsonObject()));
   output.commit();

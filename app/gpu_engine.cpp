@@ -1,5 +1,7 @@
 #include "app/gpu_engine.hpp"
 
+#include <algorithm>
+
 #if RMGSORT_WITH_CUDA
 #include "gpu/in_core_sort.hpp"
 #include "gpu/kernel_policy.hpp"
@@ -14,10 +16,12 @@ class InCoreEngine final : public GpuEngine {
  public:
   explicit InCoreEngine(InCorePlan plan) : plan_(std::move(plan)) {}
 
+  std::uint64_t round_keys() const override { return plan_.round_keys; }
   void pin(std::byte* data, std::size_t bytes) override { pinned_ = PinnedRegistration(data, bytes); }
   void allocate() override { sorter_ = std::make_unique<InCoreSorter>(plan_); }
   void sort(std::byte* keys, std::uint64_t count, SortOrder order) override {
     last_ = sorter_->sort(keys, count, order);
+    device_ms_.push_back(last_.total_ms);
   }
 
   JsonObject stats() const override {
@@ -40,6 +44,8 @@ class InCoreEngine final : public GpuEngine {
         .add("passes", last_.passes)
         .add("buckets", std::uint64_t(last_.buckets))
         .add("total_ms", last_.total_ms)
+        .add("round_keys_planned", plan_.round_keys)
+        .add("device_ms_per_sort", device_ms_)
         .add("swap_bytes_src_dst", last_.bytes_between)
         .add("pairs_staged_through_host", last_.staged_pairs)
         .add("gpus", gpus)
@@ -56,6 +62,7 @@ class InCoreEngine final : public GpuEngine {
   PinnedRegistration pinned_;
   std::unique_ptr<InCoreSorter> sorter_;
   InCoreStats last_;
+  std::vector<double> device_ms_;
 };
 
 }  // namespace
@@ -67,12 +74,7 @@ std::unique_ptr<GpuEngine> GpuEngine::choose(KeyType type, const std::vector<int
     return nullptr;
   }
   const InCorePlan largest = plan_in_core(type, gpus, gpu_memory);
-  if (keys > largest.round_keys) {
-    why_not = std::to_string(keys) + " keys exceed the " + std::to_string(largest.round_keys) +
-              " that fit the GPUs at once (sorting in rounds comes with the out-of-core stage)";
-    return nullptr;
-  }
-  return std::make_unique<InCoreEngine>(plan_in_core_for(type, gpus, keys, gpu_memory));
+  return std::make_unique<InCoreEngine>(plan_in_core_for(type, gpus, std::min(keys, largest.round_keys), gpu_memory));
 }
 
 #else

@@ -1,5 +1,6 @@
-// `rmgsort sort` on the GPUs: whether the in-core stage can take the input, and running it on the
-// buffer the input was read into. In a build without CUDA it never takes an input.
+// `rmgsort sort` on the GPUs: the in-core stage planned for the input (or for the largest round
+// that fits the GPUs, when the input is sorted in rounds), run on page-locked host memory. In a
+// build without CUDA it never takes an input.
 #pragma once
 
 #include <cstdint>
@@ -16,18 +17,22 @@ namespace rmgsort {
 
 class GpuEngine {
  public:
-  // The engine for `keys` keys on `gpus`, or nullptr with `why_not` set when they do not fit the
-  // GPUs' memory (the CPU then sorts). Device errors are thrown.
+  // The engine for `keys` keys on `gpus`, planned for min(keys, the most that fit the GPUs within
+  // gpu_memory) keys a round; nullptr with `why_not` set when there is no GPU or no key (the CPU
+  // then sorts). Device errors, and GPU memory too small for one key per GPU, are thrown.
   static std::unique_ptr<GpuEngine> choose(KeyType type, const std::vector<int>& gpus, std::uint64_t keys,
                                            std::optional<std::uint64_t> gpu_memory, std::string& why_not);
   virtual ~GpuEngine() = default;
 
-  // Page-locks the buffer the input will be read into (once, before reading).
+  // The most keys one sort() takes.
+  [[nodiscard]] virtual std::uint64_t round_keys() const = 0;
+  // Page-locks the buffer the rounds will be sorted in (once, before it is filled).
   virtual void pin(std::byte* data, std::size_t bytes) = 0;
   // Allocates the devices' buffers (timed apart from the sort, as the benchmark reports it).
   virtual void allocate() = 0;
   virtual void sort(std::byte* keys, std::uint64_t count, SortOrder order) = 0;
-  // Per-GPU, per-phase times, bytes per link, passes and buckets of the last sort.
+  // Per-GPU, per-phase times, bytes per link, passes and buckets of the last sort, and every
+  // sort's device time.
   [[nodiscard]] virtual JsonObject stats() const = 0;
 };
 

@@ -66,13 +66,23 @@ JsonObject& JsonObject::add(std::string_view key, const JsonObject& value) { ret
 
 JsonObject& JsonObject::add(std::string_view key, double value) { return add_raw(key, json_number(value)); }
 
-JsonObject& JsonObject::add(std::string_view key, const std::vector<int>& values) {
+namespace {
+template <class Integer>
+std::string integer_array(const std::vector<Integer>& values) {
   std::string json = "[";
   for (std::size_t i = 0; i < values.size(); ++i) {
     if (i > 0) json += ',';
     json += std::to_string(values[i]);
   }
-  return add_raw(key, json + "]");
+  return json + "]";
+}
+}  // namespace
+
+JsonObject& JsonObject::add(std::string_view key, const std::vector<int>& values) {
+  return add_raw(key, integer_array(values));
+}
+JsonObject& JsonObject::add(std::string_view key, const std::vector<std::uint64_t>& values) {
+  return add_raw(key, integer_array(values));
 }
 
 

@@ -25,6 +25,7 @@ class JsonObject {
   JsonObject& add(std::string_view key, double value);
   JsonObject& add(std::string_view key, const JsonObject& value);
   JsonObject& add(std::string_view key, const std::vector<int>& values);
+  JsonObject& add(std::string_view key, const std::vector<std::uint64_t>& values);
   JsonObject& add(std::string_view key, const std::vector<double>& values);
   JsonObject& add(std::string_view key, const std::vector<std::string>& values);
   JsonObject& add(std::string_view key, const std::vector<JsonObject>& values);

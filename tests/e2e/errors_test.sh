@@ -78,7 +78,7 @@ sort_error "two inputs" "extra.bin" sort "$IN/keys.bin" "$IN/extra.bin" -o @OUT@
 sort_error "no subcommand" "subcommand" -t u32
 sort_error "unknown subcommand" "shuffle" shuffle "$IN/keys.bin"
 
-echo "== --host-memory limits (the CPU sort needs twice the input; on the GPUs the keys are sorted in place)"
+echo "== --host-memory limits (a 4000-byte file: 8000 bytes sort it in memory on the CPU; below 16 KiB it cannot even spill)"
 sort_error "4000-byte file with --host-memory 7999" "keys.bin;--host-memory" sort "$IN/keys.bin" -o @OUT@ -t u32 --gpus none --host-memory 7999
 sort_error "4000-byte file with --host-memory 7K" "keys.bin;--host-memory" sort "$IN/keys.bin" -o @OUT@ -t u32 --gpus none --host-memory 7K
 

@@ -30,12 +30,23 @@ expect_rc 0
 expect_sorted_like f32 "$IN/f32.bin" "$WORK/same-f32.bin" desc
 end
 
-begin "sort FILE -o FILE that fails (--host-memory too small): FILE untouched"
+begin "sort FILE -o FILE that fails (--host-memory too small even to spill): FILE untouched"
 cp "$IN/u32.bin" "$WORK/same-fail.bin"
-rmg sort "$WORK/same-fail.bin" -o "$WORK/same-fail.bin" -t u32 --host-memory 100K
+rmg sort "$WORK/same-fail.bin" -o "$WORK/same-fail.bin" -t u32 --host-memory 8K
 expect_rc 2
 expect_same "$WORK/same-fail.bin" "$IN/u32.bin"
 expect_no_temp "$WORK"
+end
+
+begin "sort FILE -o FILE through spill files (--host-memory 100K): FILE replaced by its sorted keys"
+cp "$IN/u32.bin" "$WORK/same-spill.bin"
+mkdir -p "$WORK/spill"
+rmg sort "$WORK/same-spill.bin" -o "$WORK/same-spill.bin" -t u32 --gpus none --host-memory 100K -T "$WORK/spill"
+expect_rc 0
+rmg check "$WORK/same-spill.bin" -t u32 --input "$IN/u32.bin"
+expect_rc 0
+expect_no_temp "$WORK"
+[[ -z $(ls -A "$WORK/spill") ]] || fail "spill files left: $(ls -A "$WORK/spill")"
 end
 
 begin "sort FILE -o OTHER: FILE is not modified"

@@ -1,0 +1,38 @@
+// Sorting keys that are larger than one round of the sort engine (the GPUs' combined memory) but fit
+// host memory: the CPU partitions them into value-ordered rounds (host/round_partition.hpp), the
+// engine sorts each round in place, and each sorted round is handed on (to the writer) before the
+// next one is sorted, so that writing round r - 1 overlaps sorting round r.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <vector>
+
+#include "host/key_order.hpp"
+#include "host/key_type.hpp"
+#include "host/round_partition.hpp"
+
+namespace rmgsort {
+
+struct RoundsReport {
+  RoundPartitionStats partition;
+  double partition_seconds = 0;          // the whole partition_into_rounds call
+  std::vector<std::uint64_t> round_keys;  // per round
+  std::vector<double> round_sort_seconds;
+  std::vector<double> round_handoff_seconds;  // the sorted callback: waiting for the writer, verifying
+};
+
+// Partitions input[0, count) (keys of `type`) into `partitioned` (count keys, not overlapping the
+// input) in rounds of at most round_capacity keys, then, round by round in order:
+// sort_round(keys, n) sorts the round in place; sorted(round bytes) takes it. The input's memory is
+// not touched after the partition: partitioned() is called then (when given), and the caller may
+// free the input there, so that the output's pages can reuse it.
+RoundsReport sort_in_rounds(KeyType type, const std::byte* input, std::byte* partitioned, std::uint64_t count,
+                            SortOrder order, std::uint64_t round_capacity,
+                            const std::function<void(std::byte* keys, std::uint64_t count)>& sort_round,
+                            const std::function<void(std::span<const std::byte> round)>& sorted,
+                            const std::function<void()>& on_partitioned = {});
+
+}  // namespace rmgsort

@@ -1,0 +1,101 @@
+// sort_in_rounds with the CPU radix sort as the round sorter (the GPUs' stand-in in CI): the rounds
+// it hands on are in order, within the capacity, and together the sorted input, for every key type.
+#include "app/sort_rounds.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "host/distribution.hpp"
+#include "host/generate.hpp"
+#include "host/radix_sort.hpp"
+#include "tests/host/key_types.hpp"
+
+namespace rmgsort {
+namespace {
+
+using testing::AllKeyTypes;
+
+template <class T>
+class SortRoundsTest : public ::testing::Test {};
+TYPED_TEST_SUITE(SortRoundsTest, AllKeyTypes);
+
+template <class T>
+std::vector<T> generated(const std::string& dist, std::uint64_t n, std::uint64_t seed) {
+  std::vector<T> keys(n);
+  generate_keys(keys.data(), 0, n, n, parse_distribution(dist), seed);
+  return keys;
+}
+
+template <class T>
+std::vector<T> cpu_sorted(std::vector<T> keys, SortOrder order) {
+  std::vector<T> scratch(keys.size());
+  radix_sort(keys.data(), keys.size(), order, scratch.data());
+  return keys;
+}
+
+// Runs sort_in_rounds over `input` and returns what it handed on, checking each round on the way.
+template <class T>
+std::vector<T> sorted_in_rounds(const std::vector<T>& input, SortOrder order, std::uint64_t capacity,
+                                RoundsReport& report) {
+  std::vector<T> partitioned(input.size());
+  std::vector<T> scratch(capacity);
+  std::vector<T> handed_on;
+  std::size_t sorts = 0;
+  std::size_t handed = 0;
+  report = sort_in_rounds(
+      KeyTypeOf<T>::value, reinterpret_cast<const std::byte*>(input.data()),
+      reinterpret_cast<std::byte*>(partitioned.data()), input.size(), order, capacity,
+      [&](std::byte* keys, std::uint64_t n) {
+        EXPECT_LE(n, capacity) << "a round beyond the capacity";
+        EXPECT_GT(n, 0u) << "an empty round";
+        radix_sort(reinterpret_cast<T*>(keys), n, order, scratch.data());
+        ++sorts;
+      },
+      [&](std::span<const std::byte> round) {
+        const auto* keys = reinterpret_cast<const T*>(round.data());
+        handed_on.insert(handed_on.end(), keys, keys + round.size() / sizeof(T));
+        ++handed;
+        EXPECT_EQ(sorts, handed) << "a round handed on before it was sorted, or twice";
+      });
+  EXPECT_EQ(report.round_keys.size(), sorts);
+  EXPECT_EQ(report.round_sort_seconds.size(), sorts);
+  return handed_on;
+}
+
+template <class T>
+void expect_rounds_sort(const std::string& dist, std::uint64_t n, std::uint64_t capacity, SortOrder order) {
+  const std::vector<T> input = generated<T>(dist, n, 7);
+  RoundsReport report;
+  const std::vector<T> output = sorted_in_rounds(input, order, capacity, report);
+  const std::string what = dist + " n=" + std::to_string(n) + " capacity=" + std::to_string(capacity) +
+                           (order == SortOrder::ascending ? " ascending" : " descending");
+  EXPECT_TRUE(testing::same_bits(output, cpu_sorted(input, order))) << what;
+  EXPECT_GE(report.round_keys.size(), (n + capacity - 1) / capacity) << what;
+  std::uint64_t total = 0;
+  for (std::uint64_t keys : report.round_keys) total += keys;
+  EXPECT_EQ(total, n) << what;
+}
+
+TYPED_TEST(SortRoundsTest, ManyRoundsMatchOneSort) {
+  for (const SortOrder order : {SortOrder::ascending, SortOrder::descending}) {
+    for (const char* dist : {"uniform", "zipf:2.0", "bits:10", "zero", "special", "sorted", "reverse"}) {
+      expect_rounds_sort<TypeParam>(dist, 100003, 10007, order);
+    }
+    expect_rounds_sort<TypeParam>("uniform", 5000, 1, order);
+    expect_rounds_sort<TypeParam>("normal", 5000, 5000, order);
+  }
+}
+
+TYPED_TEST(SortRoundsTest, EmptyInputSortsNothing) {
+  RoundsReport report;
+  const std::vector<TypeParam> output = sorted_in_rounds(std::vector<TypeParam>{}, SortOrder::ascending, 10, report);
+  EXPECT_TRUE(output.empty());
+  EXPECT_TRUE(report.round_keys.empty());
+}
+
+}  // namespace
+}  // namespace rmgsort
