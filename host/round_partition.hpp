@@ -1,7 +1,9 @@
 // CPU MSB partitioning of a buffer of keys into "rounds" for the out-of-core sort (oneTBB): every key
 // of round r precedes or equals every key of round r + 1 in KeyOrder, and each round is small enough
-// to be sorted on its own (on the GPUs). Memory-bandwidth bound: one read pass that counts, one pass
-// that reads and writes each key once; skewed inputs add read-only passes (see below).
+// to be sorted on its own (on the GPUs). Built to be memory-bandwidth bound: one read pass that
+// counts, one pass that reads and writes each key once; skewed inputs add read-only passes (see
+// below). On few cores it is compute bound instead: scripts/bench_partition.sh compares it with a
+// parallel memcpy of the same bytes.
 #pragma once
 
 #include <cstddef>
@@ -18,8 +20,9 @@ namespace partition_config {
 
 // Every pass splits the keys into chunks of a fixed size that depends on the key count alone (so
 // the output does not depend on the thread count): at least kMinChunkKeys keys, at most kMaxChunks
-// chunks. Each chunk keeps its 2^16-counter top-digit histogram (256 KiB) until the scatter, where it
-// gives the chunk's destination in every bucket.
+// chunks. Each chunk keeps its 2^16-counter top-digit histogram (256 KiB, stored in `out`) until the
+// scatter, where it gives the chunk's destination in every bucket. 2^20 keys make the per-chunk
+// work on the histograms (zero, sum, map to buckets) a few percent of counting the keys.
 inline constexpr std::uint64_t kMinChunkKeys = std::uint64_t{1} << 20;
 inline constexpr std::size_t kMaxChunks = 256;
 
@@ -62,14 +65,19 @@ struct RoundPartitionStats {
 //
 // Keys are classified by their encoded radix bits (KeyOrder<T, order>::encode), 16 bits a level: a
 // histogram of the top 16 bits; a digit holding more than round_capacity keys ("heavy") is refined
-// on the bits below it by another read pass, level after level, until every digit fits a round or
-// holds a single value. Rounds are packed greedily from consecutive digits; a single value with more
-// keys than a round is split wherever the capacity says. The cuts depend only on the keys, the order
-// and the capacity (not on the thread count); the keys within a round are in no particular order but
-// the same for every thread count, and stay in their raw bit patterns. Synchronous.
+// on the bits below it by another read pass, level after level (skipping bits every key of the digit
+// shares), until every digit fits a round or holds a single value. Rounds are packed greedily from
+// consecutive digits; a single value with more keys than a round is split wherever the capacity
+// says. After refinement one more read pass counts each chunk's keys per scatter bucket. The cuts
+// depend only on the keys, the order and the capacity (not on the thread count); the keys within a
+// round are in no particular order but the same for every thread count, and stay in their raw bit
+// patterns. Synchronous.
 //
-// Memory beside in and out: 256 KiB per chunk of keys (partition_config::kMaxChunks chunks at most),
-// a few small tables per heavy digit, and a small write-combining buffer per round per thread.
+// Memory beside in and out: 1 KiB per chunk of keys (the top-digit histograms themselves live in
+// `out` until the scatter overwrites them; below 2^16 keys they take 256 KiB apart); 12 bytes per
+// digit of each heavy digit's table (at most 2^16 digits, at most twice its keys); during a
+// refinement pass, up to 4 MiB of counters per thread; during the scatter, a kWriteCombiningBytes
+// buffer per bucket per thread, where the buckets are about the rounds plus twice the split values.
 // Throws rmgsort::Error if round_capacity is 0.
 template <class T>
 RoundPlan partition_into_rounds(const T* in, T* out, std::uint64_t count, SortOrder order,
