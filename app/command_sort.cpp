@@ -36,7 +36,7 @@ namespace rmgsort {
 namespace {
 
 struct PhaseTimes {
-  double read = 0, allocate = 0, partition = 0, sort = 0, verify = 0, write = 0;
+  double allocate = 0, partition = 0, sort = 0, verify = 0, write = 0;  // reading is timed in run_sort
 };
 
 // The threads oneTBB will use: the arena's, bounded by a --threads global_control.
@@ -80,6 +80,11 @@ std::optional<std::uint64_t> disorder_in(KeyType type, const std::byte* keys, st
     if (auto at = find_disorder(reinterpret_cast<const T*>(keys), count, order)) return *at;
     return std::nullopt;
   });
+}
+
+// The output as the writers name it in their errors.
+std::string writer_name(const OutputFile& output) {
+  return output.is_stdout() ? "standard output" : output.path();
 }
 
 // Why --verify fails, or "" when the keys are in order and a permutation of the input.
@@ -134,7 +139,7 @@ Outcome sort_through_spill(const SortOptions& options, const InputFile& input, H
 
   Outcome outcome;
   Stopwatch phase;
-  const std::string output_name = output.is_stdout() ? "standard output" : output.path();
+  const std::string output_name = writer_name(output);
   SortedSink sink(output.fd(), output_name, input.regular ? input.size : 0, options.type, options.order,
                   options.verify, progress);
   KeyChecksum input_checksum;
@@ -190,7 +195,7 @@ Outcome sort_in_memory(const SortOptions& options, HostBuffer& keys, std::uint64
                        const std::vector<int>& gpus) {
   const std::size_t width = key_width(options.type);
   const std::uint64_t count = bytes / width;
-  const std::string output_name = output.is_stdout() ? "standard output" : output.path();
+  const std::string output_name = writer_name(output);
   const std::string on_gpus = std::to_string(gpus.size()) + " GPU" + (gpus.size() == 1 ? "" : "s");
   Outcome outcome;
   outcome.bytes = bytes;

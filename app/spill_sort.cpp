@@ -178,7 +178,6 @@ template <class T>
 class SpillSorter {
  public:
   using Bits = RadixBits<T>;
-  using Order = KeyOrder<T, SortOrder::ascending>;
 
   SpillSorter(const SpillJob& job, SpillReport& report)
       : job_(job), report_(report), scattered_(job.chunk_bytes) {}
