@@ -135,6 +135,20 @@ else
   end
   umount "$MNT"
 fi
+begin "--temp-dir on a read-only file system: exit 2, message names --temp-dir and the cause, old output kept"
+if [[ $EUID -ne 0 ]] || ! mount -t tmpfs -o size=1m,ro tmpfs "$MNT" 2>/dev/null; then
+  skip "cannot mount a tmpfs here (needs root)"
+else
+  E2E_CLEANUP+=("umount '$MNT'")
+  printf 'OLD OUTPUT' >"$WORK/old.out"
+  rmg sort "$WORK/in" -o "$WORK/old.out" -t u64 --gpus none --host-memory 2M -T "$MNT"
+  expect_rc 2
+  expect_error_message
+  expect_stderr "--temp-dir $MNT" "cannot create a spill file" "Read-only file system"
+  [[ "$(cat "$WORK/old.out")" == "OLD OUTPUT" ]] || fail "the old output changed"
+  end
+  umount "$MNT"
+fi
 
 echo "== signals"
 DEFAULT_SIGNALS=()
