@@ -1,6 +1,10 @@
 #include "app/gpu_engine.hpp"
 
+#include <tbb/task_arena.h>
+
 #include <algorithm>
+
+#include "io/host_buffer.hpp"
 
 #if RMGSORT_WITH_CUDA
 #include "gpu/in_core_sort.hpp"
@@ -17,7 +21,10 @@ class InCoreEngine final : public GpuEngine {
   explicit InCoreEngine(InCorePlan plan) : plan_(std::move(plan)) {}
 
   std::uint64_t round_keys() const override { return plan_.round_keys; }
-  void pin(std::byte* data, std::size_t bytes) override { pinned_ = PinnedRegistration(data, bytes); }
+  void pin(std::byte* data, std::size_t bytes) override {
+    populate_pages(data, bytes, unsigned(tbb::this_task_arena::max_concurrency()));
+    pinned_ = PinnedRegistration(data, bytes);
+  }
   void allocate() override { sorter_ = std::make_unique<InCoreSorter>(plan_); }
   void sort(std::byte* keys, std::uint64_t count, SortOrder order) override {
     last_ = sorter_->sort(keys, count, order);

@@ -2,8 +2,14 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <vector>
 
 #include "io/error.hpp"
 
@@ -94,6 +100,43 @@ TEST(HostBuffer, AllocationFailureNamesTheSize) {
               std::string::npos)
         << error.what();
   }
+}
+
+// Pages of [data, data + bytes) that are backed by memory now (mincore).
+std::size_t resident_pages(const std::byte* data, std::size_t bytes) {
+  const std::size_t page = std::size_t(sysconf(_SC_PAGESIZE));
+  std::vector<unsigned char> residency((bytes + page - 1) / page);
+  EXPECT_EQ(mincore(const_cast<std::byte*>(data), bytes, residency.data()), 0) << std::strerror(errno);
+  return std::size_t(std::count_if(residency.begin(), residency.end(), [](unsigned char r) { return r & 1; }));
+}
+
+TEST(PopulatePages, BacksEveryPageAndKeepsTheContents) {
+  const std::size_t bytes = (std::size_t{64} << 20) + 3 * 4096;  // not a whole number of pieces
+  HostBuffer buffer(bytes);
+  for (std::size_t i = 0; i < bytes; i += 1'000'003) buffer.data()[i] = std::byte(i % 251 + 1);
+  populate_pages(buffer.data(), bytes, 4);
+  EXPECT_EQ(resident_pages(buffer.data(), bytes), (bytes + 4095) / 4096);
+  for (std::size_t i = 0; i < bytes; ++i) {
+    ASSERT_EQ(buffer.data()[i], i % 1'000'003 == 0 ? std::byte(i % 251 + 1) : std::byte{0}) << i;
+  }
+}
+
+TEST(PopulatePages, UnalignedRangeCoversItsPagesOnly) {
+  HostBuffer buffer(std::size_t{1} << 20);
+  const std::size_t page = std::size_t(sysconf(_SC_PAGESIZE));
+  // [page + 10, 3 * page + 1) touches pages 1, 2 and 3 of the buffer.
+  populate_pages(buffer.data() + page + 10, 2 * page - 9, 3);
+  EXPECT_GE(resident_pages(buffer.data() + page, 3 * page), 3u);
+  populate_pages(buffer.data(), 0, 8);  // nothing to do
+}
+
+TEST(PopulatePages, MoreThreadsThanPiecesAndOneThread) {
+  HostBuffer small(3 * 4096);
+  populate_pages(small.data(), small.size(), 64);
+  EXPECT_EQ(resident_pages(small.data(), small.size()), 3u);
+  HostBuffer other(std::size_t{8} << 20);
+  populate_pages(other.data(), other.size(), 1);
+  EXPECT_EQ(resident_pages(other.data(), other.size()), other.size() / 4096);
 }
 
 }  // namespace
