@@ -151,8 +151,19 @@ Outcome sort_through_spill(const SortOptions& options, const InputFile& input, H
   job.temp_dir = temp_dir;
   job.round_keys = round_keys;
   job.chunk_bytes = chunk_bytes;
+  // Progress: the streaming pass reads the input ("spilling"), then the rounds are sorted and
+  // written; the first rounds report comes when the input's pass is over, so its size is known.
+  std::uint64_t bytes_in = 0;
+  bool sorting_rounds = false;
   job.on_input = [&](std::span<const std::byte> chunk) {
+    bytes_in += chunk.size();
+    progress.advance(chunk.size());
     if (options.verify) input_checksum += checksum_keys(chunk.data(), chunk.size(), width);
+  };
+  job.on_rounds = [&](std::uint64_t done, std::uint64_t total) {
+    if (!sorting_rounds) progress.phase("sorting rounds", bytes_in);
+    sorting_rounds = true;
+    progress.rounds(done, total);
   };
   job.round_buffers = [&]() -> std::array<std::byte*, 2> {
     prefix = HostBuffer();  // the streaming pass is over
@@ -176,8 +187,7 @@ Outcome sort_through_spill(const SortOptions& options, const InputFile& input, H
     }
   };
   job.sorted = [&](std::span<const std::byte> round) { sink(round); };
-  progress.phase("sorting " + input.display_name() + " through spill files in " + temp_dir,
-                 input.regular ? input.size : 0);
+  progress.phase("spilling " + input.display_name() + " to " + temp_dir, input.regular ? input.size : 0);
   SpillSource source{&input, prefix.bytes()};
   outcome.spill = spill_sort(job, source);
   outcome.verify_failure = sink.finish(input_checksum);
@@ -207,7 +217,7 @@ Outcome sort_in_memory(const SortOptions& options, HostBuffer& keys, std::uint64
     progress.phase("allocating GPU memory", 0);
     gpu->allocate();
     outcome.times.allocate = phase.lap();
-    progress.phase("sorting in rounds on " + on_gpus, bytes);
+    progress.phase("partitioning into rounds", 0);
     SortedSink sink(output.fd(), output_name, bytes, options.type, options.order, options.verify, progress);
     outcome.rounds = sort_in_rounds(
         options.type, keys.data(), partitioned.data(), count, options.order, gpu->round_keys(),
@@ -215,7 +225,11 @@ Outcome sort_in_memory(const SortOptions& options, HostBuffer& keys, std::uint64
         [&](std::span<const std::byte> round) { sink(round); },
         // The input is partitioned: its memory goes back before the output's pages are written (a
         // machine whose memory grows as it is touched spent ~3 s per 8 GB on fresh pages).
-        [&] { keys = HostBuffer(); });
+        [&] { keys = HostBuffer(); },
+        [&](std::uint64_t done, std::uint64_t total) {
+          if (done == 0) progress.phase("sorting rounds on " + on_gpus, bytes);  // partitioned
+          progress.rounds(done, total);
+        });
     outcome.verify_failure = sink.finish(input_checksum);
     outcome.times.partition = outcome.rounds->partition_seconds;
     for (double s : outcome.rounds->round_sort_seconds) outcome.times.sort += s;
@@ -283,6 +297,7 @@ int run_sort(const SortOptions& options) {
 
   Outcome outcome;
   double read_seconds = 0;
+  std::uint64_t read_bytes = 0;  // in read_seconds: the input, or a stream's prefix before it spilled
   bool read_direct = false;
   if (spill) {
     outcome = sort_through_spill(options, input, HostBuffer(), gpu.get(), host_memory, output, progress);
@@ -326,6 +341,7 @@ int run_sort(const SortOptions& options) {
         gpu->pin(keys.data(), keys.capacity());
     }
     read_seconds = phase.lap();
+    read_bytes = bytes;
     if (complete) {
       outcome = sort_in_memory(options, keys, bytes, gpu.get(), input_checksum, output, progress, gpus);
     } else {
@@ -369,6 +385,9 @@ int run_sort(const SortOptions& options) {
                     .add("gpus_selected", gpus)
                     .add("cpu_because", gpu ? std::string() : why_not_gpu)
                     .add("host_memory_bytes", host_memory)
+                    .add("peak_host_memory_bytes", peak_host_memory_bytes())
+                    .add("peak_device_memory_bytes",
+                         gpu ? gpu->device_bytes_allocated() : std::vector<std::uint64_t>{})
                     .add("verified", options.verify)
                     .add("read_direct_io", read_direct)
                     .add("wall_seconds", seconds)
@@ -384,7 +403,11 @@ int run_sort(const SortOptions& options) {
                                            .add("bytes_per_second", double(bytes) / seconds)
                                            .add("sort_keys_per_second", times.sort > 0 ? double(count) / times.sort : 0.0)
                                            .add("partition_bytes_per_second",
-                                                times.partition > 0 ? double(bytes) / times.partition : 0.0))
+                                                times.partition > 0 ? double(bytes) / times.partition : 0.0)
+                                           .add("read_bytes_per_second",
+                                                read_seconds > 0 ? double(read_bytes) / read_seconds : 0.0)
+                                           .add("write_bytes_per_second",
+                                                times.write > 0 ? double(bytes) / times.write : 0.0))
                     .add("rounds", std::uint64_t(round_keys.size()))
                     .add("round_keys", round_keys)
                     .add("round_sort_seconds", round_seconds)

@@ -31,6 +31,14 @@ class InCoreEngine final : public GpuEngine {
     device_ms_.push_back(last_.total_ms);
   }
 
+  std::vector<std::uint64_t> device_bytes_allocated() const override {
+    // The sorter allocates exactly the plan's need on each GPU (gpu/memory_plan.cuh: both use
+    // gpu_layout, so they agree to the byte).
+    std::vector<std::uint64_t> bytes;
+    for (const GpuMemoryNeed& need : plan_.need) bytes.push_back(sorter_ ? need.total() : 0);
+    return bytes;
+  }
+
   JsonObject stats() const override {
     std::vector<JsonObject> gpus;
     for (std::size_t i = 0; i < last_.gpus.size(); ++i) {

@@ -32,6 +32,9 @@ class GpuEngine {
   // Allocates the devices' buffers (timed apart from the sort, as the benchmark reports it).
   virtual void allocate() = 0;
   virtual void sort(std::byte* keys, std::uint64_t count, SortOrder order) = 0;
+  // The device memory allocate() took on each GPU, in the order of the selected GPUs (zeros before
+  // it was called). Everything is allocated once, so this is also each GPU's peak.
+  [[nodiscard]] virtual std::vector<std::uint64_t> device_bytes_allocated() const = 0;
   // Per-GPU, per-phase times, bytes per link, passes and buckets of the last sort, and every
   // sort's device time.
   [[nodiscard]] virtual JsonObject stats() const = 0;

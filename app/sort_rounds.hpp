@@ -28,11 +28,14 @@ struct RoundsReport {
 // input) in rounds of at most round_capacity keys, then, round by round in order:
 // sort_round(keys, n) sorts the round in place; sorted(round bytes) takes it. The input's memory is
 // not touched after the partition: partitioned() is called then (when given), and the caller may
-// free the input there, so that the output's pages can reuse it.
+// free the input there, so that the output's pages can reuse it. on_rounds(done, total), when given,
+// reports the rounds finished (handed on) out of all of them: (0, total) after the partition, then
+// after each round.
 RoundsReport sort_in_rounds(KeyType type, const std::byte* input, std::byte* partitioned, std::uint64_t count,
                             SortOrder order, std::uint64_t round_capacity,
                             const std::function<void(std::byte* keys, std::uint64_t count)>& sort_round,
                             const std::function<void(std::span<const std::byte> round)>& sorted,
-                            const std::function<void()>& on_partitioned = {});
+                            const std::function<void()>& on_partitioned = {},
+                            const std::function<void(std::uint64_t done, std::uint64_t total)>& on_rounds = {});
 
 }  // namespace rmgsort

@@ -183,8 +183,10 @@ class SpillSorter {
       : job_(job), report_(report), scattered_(job.chunk_bytes) {}
 
   // Partitions every key of `source` into rounds by `splitters` and finishes each round in order.
-  // `source_keys` (0: unknown) tells when a pass made no progress.
-  void partition(ChunkSource& source, const Splitters<Bits>& splitters, std::uint64_t source_keys, int level) {
+  // `source_keys` (0: unknown) tells when a pass made no progress. `counted_as`: the rounds the
+  // source stood for in the rounds total until this pass (0 for the input).
+  void partition(ChunkSource& source, const Splitters<Bits>& splitters, std::uint64_t source_keys, int level,
+                 std::uint64_t counted_as) {
     report_.levels = std::max(report_.levels, level);
     const std::size_t rounds = splitters.rounds();
     std::vector<std::unique_ptr<SpillFile>> files;
@@ -200,6 +202,12 @@ class SpillSorter {
       report_.spilled_bytes += chunk.size();
     }
     report_.spill_seconds += spilling.lap();
+    // What the pass found replaces what the source was expected to become. None of the source's
+    // rounds is done yet (counted_as <= rounds_total_ - rounds_done_): the total stays >= the done.
+    std::uint64_t expected = 0;
+    for (const RoundExtent<Bits>& extent : extents) expected += rounds_expected(extent);
+    rounds_total_ = rounds_total_ - counted_as + expected;
+    report_rounds();
     for (std::size_t r = 0; r < rounds; ++r) {
       finish_round(*files[r], extents[r], source_keys, level);
       files[r]->remove();
@@ -294,6 +302,8 @@ class SpillSorter {
       Stopwatch sorting;
       job_.sort_round(keys, extent.keys);
       hand_on(keys, extent.keys, sorting.lap());
+      ++rounds_done_;
+      report_rounds();
     } else if (extent.lowest == extent.highest) {
       // One repeated value: already in order; handed on in pieces of at most a round.
       FileChunks chunks(spilled, std::min<std::size_t>(job_.chunk_bytes, job_.round_keys * sizeof(T)));
@@ -302,14 +312,28 @@ class SpillSorter {
         std::memcpy(keys, piece.data(), piece.size());
         hand_on(keys, piece.size() / sizeof(T), 0);
       }
+      ++rounds_done_;  // one round of the count, however many pieces it was handed on in
+      report_rounds();
     } else {
       // Too many keys of several values: partition this round again. A pass that kept every key
       // in one round (a sample blind to the spread) is followed by one that halves the value range.
       std::vector<Bits> sample = extent.keys == source_keys ? std::vector<Bits>{} : sample_file(spilled);
       const auto splitters = Splitters<Bits>::from_sample(sample, rounds_for(extent.keys), extent.lowest, extent.highest);
       FileChunks chunks(spilled, job_.chunk_bytes);
-      partition(chunks, splitters, extent.keys, level + 1);
+      partition(chunks, splitters, extent.keys, level + 1, rounds_expected(extent));
     }
+  }
+
+  // The rounds a round of one pass is expected to be finished in: none when empty, one when it fits
+  // or holds one value, else the rounds its own pass is planned for (corrected by that pass).
+  std::uint64_t rounds_expected(const RoundExtent<Bits>& extent) const {
+    if (extent.keys == 0) return 0;
+    if (extent.keys <= job_.round_keys || extent.lowest == extent.highest) return 1;
+    return rounds_for(extent.keys);
+  }
+
+  void report_rounds() const {
+    if (job_.on_rounds) job_.on_rounds(rounds_done_, rounds_total_);
   }
 
   std::byte* next_round_buffer() {
@@ -330,6 +354,9 @@ class SpillSorter {
   HostBuffer scattered_;  // one chunk's keys grouped by round
   std::optional<std::array<std::byte*, 2>> buffers_;
   int parity_ = 1;
+  // For job_.on_rounds: non-empty rounds finished, and known (rounds_done_ <= rounds_total_).
+  std::uint64_t rounds_done_ = 0;
+  std::uint64_t rounds_total_ = 0;
 };
 
 }  // namespace
@@ -346,12 +373,12 @@ SpillReport spill_sort(const SpillJob& job, const SpillSource& source) {
       const std::uint64_t keys = input.size / sizeof(T);
       const auto splitters = Splitters<RadixBits<T>>::from_sample(sample, sorter.rounds_for(keys), 0, 0);
       FileChunks chunks(input, job.chunk_bytes);
-      sorter.partition(chunks, splitters, keys, 1);
+      sorter.partition(chunks, splitters, keys, 1, 0);
     } else {
       std::vector<RadixBits<T>> sample = sorter.sample_prefix(source.prefix);
       const auto splitters = Splitters<RadixBits<T>>::from_sample(sample, sorter.rounds_for(0), 0, 0);
       StreamChunks chunks(input, source.prefix, job.chunk_bytes, sizeof(T));
-      sorter.partition(chunks, splitters, 0, 1);
+      sorter.partition(chunks, splitters, 0, 1, 0);
     }
   });
   return report;

@@ -42,6 +42,9 @@ struct SpillJob {
   std::function<void(std::span<const std::byte> input_keys)> on_input;  // each chunk of the input, in order
   std::function<void(std::byte* keys, std::uint64_t count)> sort_round;
   std::function<void(std::span<const std::byte> sorted_keys)> sorted;  // in order
+  // Optional: the rounds finished (handed on) out of those known, after each partitioning pass and
+  // each round. A round partitioned again is replaced in the total by its own non-empty rounds.
+  std::function<void(std::uint64_t done, std::uint64_t total)> on_rounds;
 };
 
 struct SpillReport {

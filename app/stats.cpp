@@ -1,5 +1,7 @@
 #include "app/stats.hpp"
 
+#include <sys/resource.h>
+
 #include <cmath>
 #include <cstdio>
 
@@ -110,6 +112,12 @@ std::string JsonObject::dump() const {
     json += members_[i].second;
   }
   return json + "}";
+}
+
+std::uint64_t peak_host_memory_bytes() {
+  rusage usage{};
+  if (getrusage(RUSAGE_SELF, &usage) != 0) throw_errno("--stats", "cannot read the peak resident memory");
+  return std::uint64_t(usage.ru_maxrss) * 1024;  // Linux counts ru_maxrss in KiB
 }
 
 StatsOutput::StatsOutput(const std::string& path) : path_(path) {

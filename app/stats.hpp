@@ -40,6 +40,10 @@ class JsonObject {
 
 [[nodiscard]] std::string json_quote(std::string_view text);
 
+// The most memory this process has held resident so far, in bytes (getrusage's ru_maxrss): every
+// touched page counts, page-locked or not; memory mapped but never touched does not.
+[[nodiscard]] std::uint64_t peak_host_memory_bytes();
+
 // Where --stats goes: nowhere (""), standard output ("-") or a file. Opened at the start of a run,
 // so that a bad path fails before any data moves; a file is written through a temporary file like
 // every output, so a failed run leaves no half-written statistics and no output committed by a run

@@ -7,7 +7,8 @@
 # On the GPU machine, scripts/device_run.sh sets LD_LIBRARY_PATH and runs them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-grep -qx '/.device/' .git/info/exclude 2>/dev/null || echo '/.device/' >> .git/info/exclude
+exclude=$(git rev-parse --git-path info/exclude)
+grep -qx "/.device/" "$exclude" 2>/dev/null || echo "/.device/" >> "$exclude"
 
 build_dir=${BUILD_DIR:-build}
 BUILD_DIR=$build_dir ./scripts/build.sh -DCMAKE_CUDA_ARCHITECTURES=90

@@ -16,11 +16,20 @@ so the NaN tail is compared as a multiset of bit patterns; every other key is co
                                           lines and exits 1 if any failed
   keys.py property TYPE FILE PROP         all-equal | all-zero | below:N | floats-in:LO:HI |
                                           nan-both-signs | ints-include:V,V,... | ascending | descending
-  keys.py stats FILE [NAME=VALUE...]      FILE ('-': stdin) holds exactly one JSON object with the
-                                          required keys; NAME=VALUE pins a top-level member's value
+  keys.py stats FILE [NAME=VALUE|NAME>N...]
+                                          FILE ('-': stdin) holds exactly one JSON object with the
+                                          required keys, each of the right type and consistent (the
+                                          rounds, the peak memory per engine); NAME=VALUE pins a
+                                          member's value, NAME>N bounds a number from below (NAME:
+                                          a top-level member, or OBJECT.MEMBER)
+  keys.py progress FILE [WANT...]         FILE (a captured stderr) holds only --progress lines:
+                                          "\r\033[K" + "rmgsort: PHASE ...", at most 100 columns,
+                                          every "[D/T rounds]" with D <= T. WANT: rounds | rate |
+                                          eta | bytes | phase:TEXT (some line has it)
 """
 import json
 import math
+import re
 import struct
 import sys
 
@@ -150,7 +159,45 @@ def property_holds(type_name, path, prop):
 
 
 REQUIRED_STATS = ("version", "key_type", "keys", "bytes", "threads", "wall_seconds", "phases_seconds",
-                  "throughput")
+                  "throughput", "engine", "gpus_selected", "peak_host_memory_bytes", "peak_device_memory_bytes",
+                  "rounds", "round_keys", "round_sort_seconds")
+THROUGHPUTS = ("keys_per_second", "bytes_per_second", "sort_keys_per_second", "partition_bytes_per_second",
+               "read_bytes_per_second", "write_bytes_per_second")
+
+
+def is_count(value):
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def is_number(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def check_consistency(stats):
+    """None when the members agree with each other, else the reason."""
+    if not is_count(stats["peak_host_memory_bytes"]) or stats["peak_host_memory_bytes"] == 0:
+        return f"peak_host_memory_bytes is not a positive integer: {stats['peak_host_memory_bytes']!r}"
+    device = stats["peak_device_memory_bytes"]
+    if not isinstance(device, list) or not all(is_count(b) for b in device):
+        return f"peak_device_memory_bytes is not a list of byte counts: {device!r}"
+    if stats["engine"] == "cpu" and device:
+        return f"the CPU engine reports device memory {device}"
+    if stats["engine"] == "gpu" and (len(device) != len(stats["gpus_selected"]) or 0 in device):
+        return f"peak_device_memory_bytes {device} is not one allocation per GPU of {stats['gpus_selected']}"
+    for key in THROUGHPUTS:
+        value = stats["throughput"].get(key)
+        if not is_number(value) or value < 0:
+            return f"throughput.{key} is not a non-negative number: {value!r}"
+    rounds, round_keys, seconds = stats["rounds"], stats["round_keys"], stats["round_sort_seconds"]
+    if not is_count(rounds) or rounds < 1:
+        return f"rounds is not a positive integer: {rounds!r}"
+    if not isinstance(round_keys, list) or len(round_keys) != rounds or not all(is_count(k) for k in round_keys):
+        return f"round_keys is not {rounds} key counts: {round_keys!r}"
+    if not isinstance(seconds, list) or len(seconds) != rounds:
+        return f"round_sort_seconds does not have {rounds} entries: {seconds!r}"
+    if sum(round_keys) != stats["keys"]:
+        return f"round_keys add up to {sum(round_keys)}, not keys {stats['keys']}"
+    return None
 
 
 def check_stats(path, pins):
@@ -174,11 +221,67 @@ def check_stats(path, pins):
             return f"{key} is not an object"
     if stats["threads"] < 1:
         return "threads < 1"
+    why = check_consistency(stats)
+    if why:
+        return why
     for pin in pins:
-        key, _, want = pin.partition("=")
-        got = stats.get(key)
-        if str(got) != want:
+        match = re.fullmatch(r"([\w.]+)([=>])(.*)", pin)
+        if not match:
+            return f"bad pin {pin!r}: NAME=VALUE or NAME>NUMBER"
+        key, relation, want = match.groups()
+        got = stats
+        for part in key.split("."):  # throughput.read_bytes_per_second: a nested member
+            got = got.get(part) if isinstance(got, dict) else None
+        if relation == "=" and str(got) != want:
             return f"{key} is {got!r}, expected {want}"
+        if relation == ">" and not (is_number(got) and got > float(want)):
+            return f"{key} is {got!r}, expected more than {want}"
+    return None
+
+
+PROGRESS_COLUMNS = 100
+SIZE = r"\d+(\.\d+)? (B|KiB|MiB|GiB|TiB)"
+PROGRESS_WANTS = {
+    "rounds": re.compile(r" \[\d+/\d+ rounds\]"),
+    "rate": re.compile(" " + SIZE + "/s"),
+    "eta": re.compile(r" ETA (\d+s|\d+m\d\ds|\d+h\d\dm)$"),
+    "bytes": re.compile(" " + SIZE + "( |/|$)"),
+}
+
+
+def check_progress(path, wants):
+    """None when PATH holds only progress lines that meet every want, else the reason."""
+    text = open(path, encoding="utf-8", errors="replace", newline="").read()  # keep the \r
+    if "\n" in text:
+        return f"a newline on stderr (progress redraws one line): {text[:300]!r}"
+    lines = []
+    for piece in text.split("\r"):
+        if not piece:
+            continue
+        if not piece.startswith("\033[K"):
+            return f"a redraw does not erase the line first: {piece[:120]!r}"
+        line = piece[len("\033[K"):]
+        if not line:
+            continue  # the final erase
+        if not line.startswith("rmgsort: "):
+            return f"not a progress line: {line[:120]!r}"
+        if len(line) > PROGRESS_COLUMNS:
+            return f"a line of {len(line)} columns: {line!r}"
+        for done, total in re.findall(r"\[(\d+)/(\d+) rounds\]", line):
+            if int(done) > int(total):
+                return f"more rounds done than planned: {line!r}"
+        lines.append(line)
+    if not lines:
+        return "no progress line drawn"
+    for want in wants:
+        if want.startswith("phase:"):
+            found = any(line.startswith("rmgsort: " + want[6:]) for line in lines)
+        elif want in PROGRESS_WANTS:
+            found = any(PROGRESS_WANTS[want].search(line) for line in lines)
+        else:
+            return f"unknown progress want {want!r}"
+        if not found:
+            return f"no line shows {want}; lines: {lines[-3:]!r}"
     return None
 
 
@@ -224,6 +327,12 @@ def main(argv):
         return 0
     if command == "stats":
         why = check_stats(argv[2], argv[3:])
+        if why:
+            print(why)
+            return 1
+        return 0
+    if command == "progress":
+        why = check_progress(argv[2], argv[3:])
         if why:
             print(why)
             return 1

@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # --stats FILE|- (one JSON object with version, key_type, keys, bytes, threads, wall_seconds,
-# phases_seconds, throughput; "-" refused when the keys go to stdout) and --progress
-# auto|always|never (progress only ever on stderr; never: nothing on stderr on success).
+# phases_seconds, throughput, peak host and device memory, rounds; "-" refused when the keys go to
+# stdout) and --progress auto|always|never (progress only ever on stderr, one redrawn line of at most
+# 100 columns: the phase, the rounds done of the rounds planned, bytes, rate, ETA; never: nothing on
+# stderr on success).
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 require_python
 
 S=$WORK/s
-mkdir -p "$S"
+mkdir -p "$S" "$S/temp"
 "$RMGSORT" generate -o "$S/in.u64" -t u64 --count 100003 --seed 51 &&
-  "$RMGSORT" sort "$S/in.u64" -o "$S/sorted.u64" -t u64 || { echo "setup failed"; exit 2; }
+  "$RMGSORT" sort "$S/in.u64" -o "$S/sorted.u64" -t u64 &&
+  "$RMGSORT" generate -o "$S/big.u64" -t u64 --count 300007 --seed 53 &&
+  "$RMGSORT" sort "$S/big.u64" -o "$S/big-sorted.u64" -t u64 || { echo "setup failed"; exit 2; }
 
 # expect_stats FILE PIN...: FILE ('-': the last stdout) is one JSON object with the required keys and
 # the pinned NAME=VALUE members.
@@ -21,11 +25,30 @@ expect_stats() {
   python3 -c 'import json,sys; json.load(sys.stdin)' <"$file" 2>/dev/null || fail "stats $file does not parse as JSON"
 }
 
-# slow_cat FILE: FILE's first 2000 bytes, a 0.6 s pause, the rest (a run long enough to draw progress).
+# expect_progress WANT...: the last stderr holds only progress lines meeting each WANT (keys.py progress).
+expect_progress() {
+  local why
+  why=$(python3 "$KEYS_PY" progress "$WORK/stderr" "$@") || fail "progress: $why"
+}
+
+# slow_cat FILE [BYTES]: FILE's first BYTES (2000) bytes, a 0.6 s pause, the rest (a run long enough
+# to draw progress).
 slow_cat() {
-  head -c 2000 "$1"
+  local head=${2:-2000}
+  head -c "$head" "$1"
   sleep 0.6
-  tail -c +2001 "$1"
+  tail -c +$((head + 1)) "$1"
+}
+
+# slow_fifo FIFO: makes the FIFO and starts its reader, into FIFO.out: the reader takes the first
+# 4096 bytes, pauses 1.5 s (the writer blocks once the pipe, which rmgsort enlarges to 1 MiB, is
+# full: a longer output is held among its rounds), then reads the rest. $SLOW_READER is its pid; it
+# gives up after 60 s if no writer comes.
+slow_fifo() {
+  rm -f "$1" "$1.out"
+  mkfifo "$1"
+  timeout 60 bash -c 'exec <"$0"; head -c 4096; sleep 1.5; cat' "$1" >"$1.out" &
+  SLOW_READER=$!
 }
 
 echo "== --stats"
@@ -77,6 +100,23 @@ expect_rc 0
 expect_stats "$S/old-stats.json" keys=100003
 end
 
+begin "--stats, CPU, in memory: peak host memory holds the keys and the sort buffer, no device memory, one round"
+rmg sort "$S/in.u64" -o "$S/out" -t u64 --gpus none --stats "$S/stats.json"
+expect_rc 0
+# The CPU sort holds the keys and a scratch buffer of the same size: at least 2 x 800024 bytes.
+expect_stats "$S/stats.json" engine=cpu 'peak_device_memory_bytes=[]' 'peak_host_memory_bytes>1600047' \
+  rounds=1 round_keys=[100003] spilled=False 'throughput.read_bytes_per_second>0' \
+  'throughput.write_bytes_per_second>0'
+end
+
+begin "--stats, CPU, through spill files (--host-memory 256K): many rounds that add up to the keys"
+rmg sort "$S/in.u64" -o "$S/out" -t u64 --gpus none --host-memory 256K -T "$S/temp" --stats "$S/stats.json"
+expect_rc 0
+expect_stats "$S/stats.json" engine=cpu 'peak_device_memory_bytes=[]' 'peak_host_memory_bytes>0' spilled=True \
+  'rounds>2' 'spill_levels>0' 'spilled_bytes>800023' 'throughput.write_bytes_per_second>0'
+expect_same "$S/out" "$S/sorted.u64"
+end
+
 begin "--stats - with the keys on stdout (no -o): exit 2, message names --stats, nothing on stdout"
 rmg sort "$S/in.u64" -t u64 --stats -
 expect_rc 2
@@ -97,8 +137,39 @@ run "$RMGSORT" sort -t u64 -o "$S/out" --progress always < <(slow_cat "$S/in.u64
 expect_rc 0
 expect_stdout_empty
 [[ -s "$WORK/stderr" ]] || fail "nothing on stderr"
-expect_stderr "rmgsort"
+expect_progress "phase:reading stdin"
 expect_same "$S/out" "$S/sorted.u64"
+end
+
+begin "--progress always, a spill sort into a slow FIFO: rounds done of rounds planned, bytes, rate, ETA"
+slow_fifo "$S/out.fifo"
+rmg sort "$S/big.u64" -o "$S/out.fifo" -t u64 --gpus none --host-memory 1M -T "$S/temp" --progress always \
+  --stats "$S/stats.json"
+wait "$SLOW_READER"
+expect_rc 0
+expect_stdout_empty
+expect_progress "phase:sorting rounds [" rounds bytes rate eta
+expect_stats "$S/stats.json" spilled=True 'rounds>2'
+expect_same "$S/out.fifo.out" "$S/big-sorted.u64"
+end
+
+begin "--progress always, a slow stdin spilled: the bytes read and the rate while spilling"
+run "$RMGSORT" sort -t u64 -o "$S/out" --gpus none --host-memory 256K -T "$S/temp" --progress always \
+  < <(slow_cat "$S/in.u64" 300000)
+expect_rc 0
+expect_stdout_empty
+expect_progress "phase:spilling stdin to $S/temp" bytes rate
+expect_same "$S/out" "$S/sorted.u64"
+end
+
+begin "--progress never, a spill sort into a slow FIFO: nothing on stderr, nothing on stdout"
+slow_fifo "$S/out.fifo"
+rmg sort "$S/big.u64" -o "$S/out.fifo" -t u64 --gpus none --host-memory 1M -T "$S/temp" --progress never
+wait "$SLOW_READER"
+expect_rc 0
+expect_stderr_empty
+expect_stdout_empty
+expect_same "$S/out.fifo.out" "$S/big-sorted.u64"
 end
 
 begin "--progress always with the keys on stdout: stdout holds exactly the sorted keys, progress on stderr"
