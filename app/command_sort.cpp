@@ -211,9 +211,11 @@ Outcome sort_in_memory(const SortOptions& options, HostBuffer& keys, std::uint64
   outcome.bytes = bytes;
   Stopwatch phase;
   if (memory_use(gpu, count) == HostMemoryUse::gpu_rounds) {
-    // Partitioned into rounds; each is verified and written as soon as it is sorted.
+    // Partitioned into rounds; each is verified and written as soon as it is sorted. The partition
+    // buffer is not pinned as a whole: the sorter page-locks each round for its sort, which runs while
+    // the previous round is written. Pinning all of it first was on the critical path: 18-23 s for
+    // 64 GB on the lent x4 machine (bench_results/2026-11-22-out-of-core-h200x4-*.md).
     HostBuffer partitioned(bytes);
-    gpu->pin(partitioned.data(), partitioned.capacity());
     progress.phase("allocating GPU memory", 0);
     gpu->allocate();
     outcome.times.allocate = phase.lap();

@@ -22,6 +22,7 @@ class InCoreEngine final : public GpuEngine {
 
   std::uint64_t round_keys() const override { return plan_.round_keys; }
   void pin(std::byte* data, std::size_t bytes) override {
+    pinned_ = PinnedRegistration();  // first: a new range may share pages with the old one
     populate_pages(data, bytes, unsigned(tbb::this_task_arena::max_concurrency()));
     pinned_ = PinnedRegistration(data, bytes);
   }

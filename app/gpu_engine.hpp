@@ -26,8 +26,9 @@ class GpuEngine {
 
   // The most keys one sort() takes.
   [[nodiscard]] virtual std::uint64_t round_keys() const = 0;
-  // Page-locks the buffer the rounds will be sorted in (once, before it is filled). Its pages are
-  // populated from every core first (io/host_buffer.hpp: populate_pages says why).
+  // Page-locks the memory the next sorts take their keys from (which replaces what was pinned
+  // before). Its pages are populated from every core first (io/host_buffer.hpp: populate_pages says
+  // why). Memory not pinned here sorts too: the sorter page-locks it for the one sort() call.
   virtual void pin(std::byte* data, std::size_t bytes) = 0;
   // Allocates the devices' buffers (timed apart from the sort, as the benchmark reports it).
   virtual void allocate() = 0;

@@ -7,7 +7,6 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdint>
-#include <exception>
 #include <string>
 #include <thread>
 #include <utility>
@@ -30,15 +29,11 @@ constexpr std::size_t round_up(std::size_t bytes) {
 // advice is only advice: where THP is off it fails or is ignored, and the buffer works the same.
 void advise_huge_pages(void* address, std::size_t bytes) { (void)madvise(address, bytes, MADV_HUGEPAGE); }
 
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23  // Linux 5.14; older kernels answer EINVAL and the pages are touched instead
-#endif
-
-// Populates one range: the kernel's MADV_POPULATE_WRITE faults every page in writable without
-// changing it; where the kernel lacks it, an atomic add of zero per page does the same from here.
+// Populates one range by touching each page: an atomic add of zero keeps the contents. Measured on
+// the lent x4 machine (32 GiB, 64 threads, fresh memory): madvise(MADV_POPULATE_WRITE) per piece ran
+// at 20 GB/s, while a memset from every core first-touched at 75 GB/s (huge pages: one fault per
+// 2 MiB); touching is the memset's faults without its writes.
 void populate_range(std::byte* begin, std::size_t bytes, std::size_t page) {
-  if (madvise(begin, bytes, MADV_POPULATE_WRITE) == 0) return;
-  if (errno == ENOMEM || errno == EFAULT) throw_allocation_failure(bytes, ENOMEM);
   for (std::size_t offset = 0; offset < bytes; offset += page) {
     __atomic_fetch_add(reinterpret_cast<unsigned char*>(begin + offset), 0, __ATOMIC_RELAXED);
   }
@@ -49,23 +44,17 @@ void populate_range(std::byte* begin, std::size_t bytes, std::size_t page) {
 void populate_pages(std::byte* data, std::size_t bytes, unsigned threads) {
   if (bytes == 0) return;
   const std::size_t page = std::size_t(sysconf(_SC_PAGESIZE));
-  // Pieces of 256 MiB (whole huge pages) handed out one at a time, so that threads that find their
+  // Pieces of 64 MiB (whole huge pages) handed out one at a time, so that threads that find their
   // pieces already backed take more of the others'.
-  constexpr std::size_t kPieceBytes = std::size_t{256} << 20;
+  constexpr std::size_t kPieceBytes = std::size_t{64} << 20;
   std::byte* const first_page = data - reinterpret_cast<std::uintptr_t>(data) % page;
   const std::size_t span = std::size_t(data + bytes - first_page);
   const std::size_t pieces = (span + kPieceBytes - 1) / kPieceBytes;
   std::atomic<std::size_t> next{0};
-  std::exception_ptr failure;
-  std::atomic<bool> failed{false};
   auto work = [&] {
-    try {
-      for (std::size_t i = next++; i < pieces && !failed.load(std::memory_order_relaxed); i = next++) {
-        const std::size_t offset = i * kPieceBytes;
-        populate_range(first_page + offset, std::min(kPieceBytes, span - offset), page);
-      }
-    } catch (...) {
-      if (!failed.exchange(true)) failure = std::current_exception();
+    for (std::size_t i = next++; i < pieces; i = next++) {
+      const std::size_t offset = i * kPieceBytes;
+      populate_range(first_page + offset, std::min(kPieceBytes, span - offset), page);
     }
   };
   std::vector<std::thread> helpers;
@@ -73,7 +62,6 @@ void populate_pages(std::byte* data, std::size_t bytes, unsigned threads) {
   for (std::size_t t = 0; t < helper_count; ++t) helpers.emplace_back(work);
   work();
   for (std::thread& helper : helpers) helper.join();
-  if (failure) std::rethrow_exception(failure);
 }
 
 HostBuffer::HostBuffer(std::size_t bytes) : size_(bytes), capacity_(round_up(bytes)) {
