@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <future>
 #include <memory>
 #include <span>
 #include <string>
@@ -16,6 +17,7 @@
 namespace rmgsort {
 
 class BlockQueue;
+class MappedOutput;
 struct Block;
 
 struct WriteOptions {
@@ -28,6 +30,10 @@ struct WriteOptions {
   // and on ext4 direct writes that do not extend the file run in parallel (extending ones serialize
   // on the inode lock).
   bool preallocate = true;
+  // A regular file on tmpfs or ramfs is written through a shared mapping from every core
+  // (io/mapped_output.hpp says why); it is not preallocated then, as fallocate would allocate its
+  // pages from one thread.
+  bool map_memory_file_system = true;
 };
 
 struct WriteStats {
@@ -65,6 +71,8 @@ class ChunkWriter {
  private:
   void wait_one();
   void push(const Block& block);
+  void append_mapped(std::span<const std::byte> chunk);
+  void wait_mapped();
 
   int fd_;
   std::string path_;
@@ -79,7 +87,10 @@ class ChunkWriter {
   std::vector<std::uint64_t> blocks_in_flight_;  // per append % 2: its blocks not yet written
   unsigned buffered_in_flight_ = 0;              // blocks pushed without O_DIRECT, not yet written
   WriteStats stats_;
-  std::unique_ptr<BlockQueue> queue_;  // last: drained first on destruction
+  std::unique_ptr<BlockQueue> queue_;  // drained before the members above are destroyed
+  std::unique_ptr<MappedOutput> mapped_;  // set instead of queue_ on a memory file system
+  std::future<void> mapped_write_;        // the chunk being written through mapped_; waited for first
+  std::uint64_t pending_mapped_bytes_ = 0;  // its size
 };
 
 }  // namespace rmgsort

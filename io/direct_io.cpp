@@ -1,5 +1,7 @@
 #include "io/direct_io.hpp"
 
+#include "io/mapped_output.hpp"
+
 #include <fcntl.h>
 #include <linux/magic.h>
 #include <sys/stat.h>
@@ -38,18 +40,12 @@ bool direct_alignment_acceptable(int fd) {
 #endif
 }
 
-// tmpfs accepts O_DIRECT since Linux 6.6, but there it is the same page-cache copy as a buffered
-// transfer; declining it keeps "direct" meaning "bypasses the page cache" in the statistics.
-bool memory_file_system(int fd) {
-  struct statfs fs {};
-  if (fstatfs(fd, &fs) != 0) return false;
-  return fs.f_type == TMPFS_MAGIC || fs.f_type == RAMFS_MAGIC;
-}
-
 }  // namespace
 
 UniqueFd open_direct_twin(int fd, int access) {
-  if (memory_file_system(fd) || !direct_alignment_acceptable(fd)) return {};
+  // tmpfs accepts O_DIRECT since Linux 6.6, but there it is the same page-cache copy as a buffered
+  // transfer; declining it keeps "direct" meaning "bypasses the page cache" in the statistics.
+  if (on_memory_file_system(fd) || !direct_alignment_acceptable(fd)) return {};
   // Reopening through /proc gives the same file even when it was renamed or unlinked, or is standard
   // input redirected from a file; a fresh descriptor keeps the caller's O_DIRECT-free one untouched.
   const std::string proc_path = "/proc/self/fd/" + std::to_string(fd);

@@ -1,0 +1,127 @@
+#include "io/mapped_output.hpp"
+
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include "io/error.hpp"
+
+namespace rmgsort {
+namespace {
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23  // Linux 5.14
+#endif
+
+// Each thread populates and fills pieces of this size, one at a time (a multiple of every page size).
+constexpr std::size_t kPieceBytes = std::size_t{64} << 20;
+
+bool kernel_populates_mappings() {
+  const std::size_t page = std::size_t(sysconf(_SC_PAGESIZE));
+  void* probe = mmap(nullptr, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (probe == MAP_FAILED) return false;
+  const bool supported = madvise(probe, page, MADV_POPULATE_WRITE) == 0;
+  munmap(probe, page);
+  return supported;
+}
+
+// A shared mapping that is unmapped when it goes out of scope.
+class Mapping {
+ public:
+  Mapping(int fd, std::uint64_t offset, std::size_t bytes, const std::string& path) : bytes_(bytes) {
+    void* address = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, off_t(offset));
+    if (address == MAP_FAILED) throw_errno(path, "cannot map the output for writing");
+    data_ = static_cast<std::byte*>(address);
+  }
+  ~Mapping() { munmap(data_, bytes_); }
+  Mapping(const Mapping&) = delete;
+  Mapping& operator=(const Mapping&) = delete;
+  [[nodiscard]] std::byte* data() const { return data_; }
+
+ private:
+  std::byte* data_ = nullptr;
+  std::size_t bytes_;
+};
+
+}  // namespace
+
+bool on_memory_file_system(int fd) {
+  struct statfs fs {};
+  if (fstatfs(fd, &fs) != 0) return false;
+  return fs.f_type == TMPFS_MAGIC || fs.f_type == RAMFS_MAGIC;
+}
+
+std::unique_ptr<MappedOutput> MappedOutput::open(int fd, std::string path) {
+  struct stat st {};
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || !on_memory_file_system(fd)) return nullptr;
+  if (!kernel_populates_mappings()) return nullptr;
+  // Through /proc: the same open file even when it was renamed or unlinked, with read access added.
+  const std::string proc_path = "/proc/self/fd/" + std::to_string(fd);
+  UniqueFd read_write(::open(proc_path.c_str(), O_RDWR | O_CLOEXEC));
+  if (!read_write.valid()) return nullptr;  // e.g. a file its owner may not read: written as usual
+  return std::unique_ptr<MappedOutput>(new MappedOutput(std::move(read_write), std::move(path), std::uint64_t(st.st_size)));
+}
+
+MappedOutput::MappedOutput(UniqueFd read_write, std::string path, std::uint64_t size)
+    : read_write_(std::move(read_write)), path_(std::move(path)), size_(size) {}
+
+void MappedOutput::write(std::span<const std::byte> data, std::uint64_t offset, unsigned threads) {
+  if (data.empty()) return;
+  const std::uint64_t end = offset + data.size();
+  if (end > size_) {
+    // Sparse growth allocates nothing: the pages come when they are populated below.
+    if (ftruncate(read_write_.get(), off_t(end)) != 0) throw_errno(path_, "write failed");
+    size_ = end;
+  }
+  const std::uint64_t page = std::uint64_t(sysconf(_SC_PAGESIZE));
+  const std::uint64_t map_offset = offset / page * page;
+  const std::size_t lead = std::size_t(offset - map_offset);  // bytes of the first page before DATA
+  const std::size_t span = lead + data.size();
+  const Mapping mapping(read_write_.get(), map_offset, span, path_);
+
+  const std::size_t pieces = (span + kPieceBytes - 1) / kPieceBytes;
+  std::atomic<std::size_t> next{0};
+  std::atomic<int> failure{0};
+  auto work = [&] {
+    for (std::size_t i = next++; i < pieces && failure.load(std::memory_order_relaxed) == 0; i = next++) {
+      const std::size_t begin = i * kPieceBytes;
+      const std::size_t length = std::min(kPieceBytes, span - begin);
+      // Allocating the pages first turns a full file system into an error code: a plain store into
+      // a page tmpfs cannot allocate raises SIGBUS.
+      if (madvise(mapping.data() + begin, length, MADV_POPULATE_WRITE) != 0) {
+        int expected = 0;
+        failure.compare_exchange_strong(expected, errno);
+        return;
+      }
+      const std::size_t from = std::max(begin, lead);  // the first page's lead belongs to the file
+      std::memcpy(mapping.data() + from, data.data() + (from - lead), begin + length - from);
+    }
+  };
+  std::vector<std::thread> helpers;
+  const std::size_t helper_count = std::min<std::size_t>(std::max(threads, 1u), pieces) - 1;
+  for (std::size_t t = 0; t < helper_count; ++t) helpers.emplace_back(work);
+  work();
+  for (std::thread& helper : helpers) helper.join();
+
+  if (const int err = failure.load(); err != 0) {
+    // EFAULT is the SIGBUS a store would have raised: tmpfs could not allocate a page, which is a
+    // full file system unless the file shrank under us.
+    struct statvfs fs {};
+    const bool full = err == EFAULT && fstatvfs(read_write_.get(), &fs) == 0 &&
+                      std::uint64_t(fs.f_bavail) * fs.f_frsize < kPieceBytes;
+    throw_errno(path_, "write failed", full || err == ENOSPC ? ENOSPC : err);
+  }
+}
+
+}  // namespace rmgsort

@@ -1,0 +1,42 @@
+// Writing a file on a memory file system (tmpfs, ramfs) through a shared mapping, from many threads.
+// There, write() copies into the page cache under the file's inode lock, one thread at a time: 2.0 to
+// 3.0 GB/s on the lent x4 machine, the bound of a 64 GB sort from /dev/shm to /dev/shm. Page faults
+// into a shared mapping of the same file take no inode lock and run side by side: 4.4 GB/s from 64
+// threads (tests/bench/host_memory_bench.cu, bench_results/2026-11-22-host-memory-h200x4.md).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+
+#include "io/unique_fd.hpp"
+
+namespace rmgsort {
+
+// Whether FD's file lives in memory (tmpfs or ramfs): no disk under it, O_DIRECT means nothing.
+[[nodiscard]] bool on_memory_file_system(int fd);
+
+class MappedOutput {
+ public:
+  // A writer for FD when it is a regular file on a memory file system, the kernel can populate a
+  // mapping and report failure instead of raising SIGBUS (MADV_POPULATE_WRITE, Linux 5.14), and the
+  // file can be reopened for reading and writing (a shared writable mapping needs both); else null,
+  // and the caller writes as usual. PATH names the file in errors.
+  [[nodiscard]] static std::unique_ptr<MappedOutput> open(int fd, std::string path);
+
+  // Writes DATA at byte OFFSET of the file, growing the file to cover it, from up to `threads`
+  // threads. Every page is allocated (populated) before it is stored to, so a full file system is an
+  // Error naming the file and "No space left on device", never a SIGBUS. Not thread-safe: one write
+  // at a time.
+  void write(std::span<const std::byte> data, std::uint64_t offset, unsigned threads);
+
+ private:
+  MappedOutput(UniqueFd read_write, std::string path, std::uint64_t size);
+
+  UniqueFd read_write_;
+  std::string path_;
+  std::uint64_t size_;  // the file's size as this writer left it
+};
+
+}  // namespace rmgsort
