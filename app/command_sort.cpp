@@ -170,6 +170,7 @@ Outcome sort_through_spill(const SortOptions& options, const InputFile& input, H
     const std::size_t round_bytes = (round_keys * width + 4095) / 4096 * 4096;
     round_memory = HostBuffer(2 * round_bytes);
     if (gpu) {
+      gpu->place(round_memory.data(), round_memory.capacity());
       gpu->pin(round_memory.data(), round_memory.capacity());
       Stopwatch allocating;
       gpu->allocate();
@@ -216,6 +217,7 @@ Outcome sort_in_memory(const SortOptions& options, HostBuffer& keys, std::uint64
     // the previous round is written. Pinning all of it first was on the critical path: 18-23 s for
     // 64 GB on the lent x4 machine (bench_results/2026-11-22-out-of-core-h200x4-*.md).
     HostBuffer partitioned(bytes);
+    gpu->place(partitioned.data(), partitioned.capacity());
     progress.phase("allocating GPU memory", 0);
     gpu->allocate();
     outcome.times.allocate = phase.lap();
@@ -312,6 +314,7 @@ int run_sort(const SortOptions& options) {
     if (input.regular) {
       bytes = input.size;
       keys = HostBuffer(bytes);
+      if (gpu) gpu->place(keys.data(), keys.capacity());
       // Read straight into page-locked memory where the GPUs sort the keys where they lie.
       if (memory_use(gpu.get(), bytes / width) == HostMemoryUse::gpu_sort) gpu->pin(keys.data(), keys.capacity());
       progress.phase("reading " + input_name, bytes);

@@ -4,9 +4,11 @@
 
 #include <algorithm>
 
+#include "host/numa_placement.hpp"
 #include "io/host_buffer.hpp"
 
 #if RMGSORT_WITH_CUDA
+#include "gpu/devices.hpp"
 #include "gpu/in_core_sort.hpp"
 #include "gpu/kernel_policy.hpp"
 #endif
@@ -18,7 +20,11 @@ namespace {
 
 class InCoreEngine final : public GpuEngine {
  public:
-  explicit InCoreEngine(InCorePlan plan) : plan_(std::move(plan)) {}
+  explicit InCoreEngine(InCorePlan plan) : plan_(std::move(plan)) {
+    std::vector<int> nodes;
+    for (int gpu : plan_.gpus) nodes.push_back(pci_device_numa_node(gpu_info(gpu).pci_bus_id));
+    numa_ = choose_numa_placement(nodes, machine_numa_nodes());
+  }
 
   std::uint64_t round_keys() const override { return plan_.round_keys; }
   void pin(std::byte* data, std::size_t bytes) override {
@@ -26,6 +32,7 @@ class InCoreEngine final : public GpuEngine {
     populate_pages(data, bytes, unsigned(tbb::this_task_arena::max_concurrency()));
     pinned_ = PinnedRegistration(data, bytes);
   }
+  void place(std::byte* data, std::size_t bytes) const override { apply_numa_placement(numa_, data, bytes); }
   void allocate() override { sorter_ = std::make_unique<InCoreSorter>(plan_); }
   void sort(std::byte* keys, std::uint64_t count, SortOrder order) override {
     last_ = sorter_->sort(keys, count, order);
@@ -61,6 +68,7 @@ class InCoreEngine final : public GpuEngine {
         .add("buckets", std::uint64_t(last_.buckets))
         .add("total_ms", last_.total_ms)
         .add("round_keys_planned", plan_.round_keys)
+        .add("host_memory_numa_placement", numa_.describe())
         .add("device_ms_per_sort", device_ms_)
         .add("swap_bytes_src_dst", last_.bytes_between)
         .add("pairs_staged_through_host", last_.staged_pairs)
@@ -75,6 +83,7 @@ class InCoreEngine final : public GpuEngine {
 
  private:
   InCorePlan plan_;
+  NumaPlacement numa_;
   PinnedRegistration pinned_;
   std::unique_ptr<InCoreSorter> sorter_;
   InCoreStats last_;

@@ -30,6 +30,9 @@ class GpuEngine {
   // before). Its pages are populated from every core first (io/host_buffer.hpp: populate_pages says
   // why). Memory not pinned here sorts too: the sorter page-locks it for the one sort() call.
   virtual void pin(std::byte* data, std::size_t bytes) = 0;
+  // Places host memory that is not touched yet on the NUMA node(s) of the selected GPUs (nothing on a
+  // machine of one node: host/numa_placement.hpp).
+  virtual void place(std::byte* data, std::size_t bytes) const = 0;
   // Allocates the devices' buffers (timed apart from the sort, as the benchmark reports it).
   virtual void allocate() = 0;
   virtual void sort(std::byte* keys, std::uint64_t count, SortOrder order) = 0;

@@ -24,6 +24,9 @@ GpuInfo gpu_info(int ordinal) {
   cudaDeviceProp properties{};
   RMGSORT_CUDA_TRY(cudaGetDeviceProperties(&properties, ordinal));
   info.name = properties.name;
+  char bus_id[32] = {};
+  RMGSORT_CUDA_TRY(cudaDeviceGetPCIBusId(bus_id, int(sizeof bus_id), ordinal));
+  info.pci_bus_id = bus_id;
   ScopedDevice scope(ordinal);
   std::size_t free = 0, total = 0;
   RMGSORT_CUDA_TRY(cudaMemGetInfo(&free, &total));
