@@ -105,7 +105,8 @@ JsonObject radix_config_json() {
 }
 
 // Spill path memory (host_memory H): chunks of C = H / 16 (4 KiB to 64 MiB) for the streaming pass,
-// four of them at once (two in the reader, the classified copy, a stream's re-cut keys); then two
+// five of them at once (two in the reader, two classified copies: one being appended to the spill
+// files while the next is classified, a stream's re-cut keys); then two
 // round buffers (the writer writes one while the next round sorts) and, on the CPU, a sort scratch
 // buffer, each of round_keys keys, in what is left.
 constexpr std::size_t kMaxSpillChunkBytes = std::size_t{64} << 20;
@@ -124,13 +125,13 @@ Outcome sort_through_spill(const SortOptions& options, const InputFile& input, H
   const std::size_t chunk_bytes =
       std::clamp<std::size_t>(std::size_t(host_memory / 16) / 4096 * 4096, 4096, kMaxSpillChunkBytes);
   const std::uint64_t buffers = gpu ? 2 : 3;
-  const std::uint64_t left = host_memory > 4 * chunk_bytes ? host_memory - 4 * chunk_bytes : 0;
+  const std::uint64_t left = host_memory > 5 * chunk_bytes ? host_memory - 5 * chunk_bytes : 0;
   std::uint64_t round_keys = left / (buffers * width);
   if (gpu) round_keys = std::min(round_keys, gpu->round_keys());
   if (round_keys == 0)
     throw Error(input.display_name() + ": --host-memory " + bytes_exactly(host_memory) +
                 " is too small to sort through spill files; give it at least " +
-                bytes_exactly(4 * 4096 + buffers * width));
+                bytes_exactly(5 * 4096 + buffers * width));
   std::string temp_dir = options.temp_dir;
   if (temp_dir.empty()) {
     const char* tmpdir = std::getenv("TMPDIR");

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <future>
 #include <limits>
 #include <optional>
 #include <random>
@@ -180,7 +181,7 @@ class SpillSorter {
   using Bits = RadixBits<T>;
 
   SpillSorter(const SpillJob& job, SpillReport& report)
-      : job_(job), report_(report), scattered_(job.chunk_bytes) {}
+      : job_(job), report_(report), scattered_{HostBuffer(job.chunk_bytes), HostBuffer(job.chunk_bytes)} {}
 
   // Partitions every key of `source` into rounds by `splitters` and finishes each round in order.
   // `source_keys` (0: unknown) tells when a pass made no progress. `counted_as`: the rounds the
@@ -193,14 +194,23 @@ class SpillSorter {
     for (std::size_t r = 0; r < rounds; ++r) files.push_back(std::make_unique<SpillFile>(job_.temp_dir));
     std::vector<RoundExtent<Bits>> extents(rounds);
     Stopwatch spilling;
+    // A chunk's keys are appended to the spill files by a background task while the next chunk is
+    // read and classified into the other buffer. (Declared after `files`: destroyed, so waited for,
+    // before them.)
+    std::future<void> appending;
     for (std::span<const std::byte> chunk = source.next(); !chunk.empty(); chunk = source.next()) {
       if (level == 1 && job_.on_input) job_.on_input(chunk);
-      const std::vector<std::uint64_t> starts = classify(chunk, splitters, extents);
-      for (std::size_t r = 0; r < rounds; ++r)
-        files[r]->append(scattered_.data() + starts[r] * sizeof(T), (starts[r + 1] - starts[r]) * sizeof(T),
-                         job_.temp_dir);
+      HostBuffer& grouped = scattered_[parity_of_chunk_ ^= 1];
+      std::vector<std::uint64_t> starts = classify(chunk, splitters, extents, grouped);
+      if (appending.valid()) appending.get();  // the previous chunk's appends; rethrows their Error
+      appending = std::async(std::launch::async, [this, &files, &grouped, starts = std::move(starts)] {
+        for (std::size_t r = 0; r + 1 < starts.size(); ++r)
+          files[r]->append(grouped.data() + starts[r] * sizeof(T), (starts[r + 1] - starts[r]) * sizeof(T),
+                           job_.temp_dir);
+      });
       report_.spilled_bytes += chunk.size();
     }
+    if (appending.valid()) appending.get();
     report_.spill_seconds += spilling.lap();
     // What the pass found replaces what the source was expected to become. None of the source's
     // rounds is done yet (counted_as <= rounds_total_ - rounds_done_): the total stays >= the done.
@@ -254,10 +264,10 @@ class SpillSorter {
                                               : KeyOrder<T, SortOrder::descending>::encode(key);
   }
 
-  // Groups the chunk's keys by round into scattered_ (in parallel, blocks of kBlockKeys keys: count,
+  // Groups the chunk's keys by round into `grouped` (in parallel, blocks of kBlockKeys keys: count,
   // then scatter at offsets from a round-major prefix sum); returns each round's start there.
   std::vector<std::uint64_t> classify(std::span<const std::byte> chunk, const Splitters<Bits>& splitters,
-                                      std::vector<RoundExtent<Bits>>& extents) {
+                                      std::vector<RoundExtent<Bits>>& extents, HostBuffer& grouped) {
     const std::size_t n = chunk.size() / sizeof(T);
     const std::size_t rounds = splitters.rounds();
     const std::size_t blocks = (n + kBlockKeys - 1) / kBlockKeys;
@@ -288,7 +298,7 @@ class SpillSorter {
     tbb::parallel_for(std::size_t{0}, blocks, [&](std::size_t b) {
       std::uint64_t* next = &offsets[b * rounds];
       for (std::size_t i = b * kBlockKeys; i < std::min(n, (b + 1) * kBlockKeys); ++i)
-        std::memcpy(scattered_.data() + next[round_of(i)]++ * sizeof(T), chunk.data() + i * sizeof(T), sizeof(T));
+        std::memcpy(grouped.data() + next[round_of(i)]++ * sizeof(T), chunk.data() + i * sizeof(T), sizeof(T));
     });
     return starts;
   }
@@ -351,7 +361,8 @@ class SpillSorter {
 
   const SpillJob& job_;
   SpillReport& report_;
-  HostBuffer scattered_;  // one chunk's keys grouped by round
+  HostBuffer scattered_[2];  // chunks' keys grouped by round: one being classified, one being appended
+  int parity_of_chunk_ = 0;
   std::optional<std::array<std::byte*, 2>> buffers_;
   int parity_ = 1;
   // For job_.on_rounds: non-empty rounds finished, and known (rounds_done_ <= rounds_total_).
