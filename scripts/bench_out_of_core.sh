@@ -8,7 +8,7 @@
 #   a disk: `dd iflag=direct` reading the file plus `dd oflag=direct` writing as many bytes
 #   (target: at most 1.3x). The input is dropped from the page cache before each read of it, and
 #   rmgsort's wall time includes a `sync` after it, so that neither side reads or writes memory only.
-# Usage: scripts/bench_out_of_core.sh [COUNT] [TYPE] [DIR] [GPU_MEMORY]
+# Usage: [HOST_MEMORY=SIZE] scripts/bench_out_of_core.sh [COUNT] [TYPE] [DIR] [GPU_MEMORY]
 #   defaults: 8G u64 /dev/shm 8G (8e9 keys = 64 GB: at least 4 rounds on 4 GPUs of 8 GiB each)
 # Needs host memory for twice the keys (three times on tmpfs, which holds the files), and room in
 # DIR for two files of the keys' size.
@@ -54,7 +54,9 @@ else
   evict "$in"
 fi
 rm -f "$copy"
-host_memory=$((bytes * 3))  # the lent machines' memory grows as it is touched: the default reads low
+# The lent machines' memory grows as it is touched, so the default reads low: give 3x the keys. A
+# smaller HOST_MEMORY (bytes or 40G) than the keys makes the sort go through spill files in DIR.
+host_memory=${HOST_MEMORY:-$((bytes * 3))}
 start=$(date +%s.%N)
 "$rmgsort" sort "$in" -o "$out" -t "$type" --gpus all --gpu-memory "$gpu_memory" --host-memory "$host_memory" \
   --stats "$stats"
@@ -70,20 +72,22 @@ size, base_s, wall_s, where = int(sys.argv[2]), float(sys.argv[3]), float(sys.ar
 base_name, target = sys.argv[6], sys.argv[7]
 phases = stats["phases_seconds"]
 gpu = stats.get("gpu") or {}
+spill = f", spilled {stats['spilled_bytes'] / 1e9:.1f} GB in {stats['spill_levels']} level(s)" if stats.get("spilled") else ""
 print(f"# rmgsort sort of {size / 1e9:.1f} GB of {stats['key_type']} in {where}, engine {stats['engine']}, "
-      f"GPUs {stats['gpus_selected']}, {stats['rounds']} rounds of at most {gpu.get('round_keys_planned', '?')} keys")
+      f"GPUs {stats['gpus_selected']}, {stats['rounds']} rounds of at most {gpu.get('round_keys_planned', '?')} keys{spill}, --host-memory {stats['host_memory_bytes'] / 2**30:.1f} GiB")
 print("| step | seconds | GB/s |")
 print("|---|---|---|")
 def row(name, s):
     print(f"| {name} | {s:.3f} | {size / s / 1e9 if s > 0 else 0:.2f} |")
 row(f"baseline: {base_name} (same run)", base_s)
 row("read", phases["read"])
-row("partition into rounds (CPU)", phases["partition"])
+row("partition into rounds (CPU; spilling: the streaming pass, reading included)", phases["partition"])
 row("GPU allocation", phases["gpu_allocate"])
 row("sort of every round (page-locking it, GPUs host memory to host memory)", phases["sort"])
 row("write, beyond what the sorts hid", phases["write"])
 row("**wall, end to end**", wall_s)
-print(f"\nwall / baseline = **{wall_s / base_s:.2f}x** (target: at most {target}x)")
+goal = "the issue's target is for keys that fit host memory" if stats.get("spilled") else f"target: at most {target}x"
+print(f"\nwall / baseline = **{wall_s / base_s:.2f}x** ({goal})")
 print(f"read with O_DIRECT: {stats['read_direct_io']}; peak host memory {stats['peak_host_memory_bytes'] / 1e9:.1f} GB")
 print("round keys: " + ", ".join(str(k) for k in stats["round_keys"]))
 print("round sort seconds: " + ", ".join(f"{s:.3f}" for s in stats["round_sort_seconds"]))
