@@ -73,6 +73,7 @@ class RoundClassifier {
   BucketPlan<Bits> plan();
 
   [[nodiscard]] DigitTable<Bits>& table(std::uint32_t index) { return tables_[index]; }
+  [[nodiscard]] std::size_t tables() const { return tables_.size(); }
   // True when some digit was refined: then a bucket is not a set of top digits.
   [[nodiscard]] bool refined() const { return tables_.size() > 1; }
 

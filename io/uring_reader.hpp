@@ -30,9 +30,16 @@ struct ReadStats {
   std::uint64_t resubmissions = 0;   // short reads, -EAGAIN and -EINTR retried
 };
 
-// Called once per completed block with its file offset, its memory and its length. Blocks are
+// Called once per completed block with its file offset, its memory (dst + offset) and its length,
+// once every byte of the block has landed in DST (short reads and retries are done by then), so the
+// callback may read the block: checksum it, count its keys. Blocks are
 // [k * block_bytes, min((k + 1) * block_bytes, bytes)); calls come in no particular order and from
-// several threads at once. An exception thrown here stops the read and is rethrown by read_file.
+// several threads at once (each thread reads one contiguous part of the file, so one thread's calls
+// cover neighbouring blocks). As block_bytes is a multiple of 4096, every block starts on a key and,
+// but for the last, holds whole keys of any width that divides 4096 (4 and 8 bytes); the last one
+// too when BYTES is whole keys. So the keys of each block can be counted as it lands, as
+// TopDigitHistogram::add_bytes does (host/top_digit_histogram.hpp, which takes ranges that split
+// keys as well). An exception thrown here stops the read and is rethrown by read_file.
 using BlockCallback = std::function<void(std::uint64_t offset, const std::byte* data, std::size_t length)>;
 
 // Reads bytes [0, BYTES) of the regular file INPUT into DST, splitting the file into contiguous parts

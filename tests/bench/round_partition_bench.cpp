@@ -9,6 +9,9 @@
 //   --descending        partition in descending order
 //   --repeats N         timed runs of each contender, alternating; the median is reported (default 5)
 //   --threads N         oneTBB threads (default: every core)
+//   --given-histogram   histogram while reading: the partition is given the keys' TopDigitHistogram,
+//                       counted beforehand from 4 MiB byte ranges in parallel (as read_file's
+//                       callbacks would add them), and skips its first pass; "add ms" is that count
 //   --header            print the table header first
 //
 // The copy: tbb::parallel_for over 8 MiB blocks, each a memcpy into a destination touched
@@ -34,7 +37,9 @@
 #include "host/generate.hpp"
 #include "host/key_type.hpp"
 #include "host/round_partition.hpp"
+#include "host/top_digit_histogram.hpp"
 #include "io/error.hpp"
+#include "io/io_tuning.hpp"
 
 using namespace rmgsort;
 using Clock = std::chrono::steady_clock;
@@ -49,13 +54,15 @@ struct Options {
   SortOrder order = SortOrder::ascending;
   int repeats = 5;
   int threads = 0;
+  bool given_histogram = false;
   bool header = false;
 };
 
 [[noreturn]] void usage() {
   std::fprintf(stderr,
                "usage: round_partition_bench [--type T] [--log2-keys N | --count N] [--dist D] "
-               "[--capacity-log2 N | --capacity N] [--descending] [--repeats N] [--threads N] [--header]\n");
+               "[--capacity-log2 N | --capacity N] [--descending] [--repeats N] [--threads N] [--given-histogram] "
+               "[--header]\n");
   std::exit(2);
 }
 
@@ -87,6 +94,8 @@ Options parse(int argc, char** argv) {
       options.repeats = std::max(1, std::stoi(value()));
     } else if (arg == "--threads") {
       options.threads = std::stoi(value());
+    } else if (arg == "--given-histogram") {
+      options.given_histogram = true;
     } else if (arg == "--header") {
       options.header = true;
     } else {
@@ -154,6 +163,20 @@ void check(const T* in, const T* out, std::uint64_t count, std::uint64_t capacit
     fail("the output is not a permutation of the input");
 }
 
+// The keys' histogram as read_file's callbacks would fill it: io_tuning::kBlockBytes ranges of
+// bytes, added from the arena's threads in parallel.
+template <class T>
+std::unique_ptr<TopDigitHistogram> histogram_of(const T* keys, std::uint64_t n, SortOrder order) {
+  auto histogram = std::make_unique<TopDigitHistogram>(KeyTypeOf<T>::value, order, n);
+  const auto* bytes = reinterpret_cast<const std::byte*>(keys);
+  const std::uint64_t total = n * sizeof(T), block = io_tuning::kBlockBytes;
+  tbb::parallel_for(std::uint64_t{0}, (total + block - 1) / block, [&](std::uint64_t b) {
+    histogram->add_bytes(b * block, bytes + b * block, std::min(block, total - b * block));
+  });
+  histogram->finish();
+  return histogram;
+}
+
 template <class T>
 int bench(const Options& options) {
   const std::uint64_t n = options.count;
@@ -162,21 +185,30 @@ int bench(const Options& options) {
   auto copy = touched_buffer<T>(n);
   generate_keys(in.get(), 0, n, n, parse_distribution(options.dist), 1);
 
-  RoundPlan plan = partition_into_rounds(in.get(), out.get(), n, options.order, options.capacity);
+  std::unique_ptr<TopDigitHistogram> histogram;
+  if (options.given_histogram) histogram = histogram_of(in.get(), n, options.order);
+  RoundPlan plan = partition_into_rounds(in.get(), out.get(), n, options.order, options.capacity, nullptr,
+                                         histogram.get());
   if (options.order == SortOrder::ascending) {
     check<T, SortOrder::ascending>(in.get(), out.get(), n, options.capacity, plan);
   } else {
     check<T, SortOrder::descending>(in.get(), out.get(), n, options.capacity, plan);
   }
 
-  std::vector<double> partition_ms, copy_ms, histogram_ms, plan_ms, scatter_ms;
+  std::vector<double> partition_ms, copy_ms, histogram_ms, plan_ms, scatter_ms, add_ms;
   RoundPartitionStats stats;
   for (int r = 0; r < options.repeats; ++r) {
     auto start = Clock::now();
     parallel_memcpy(copy.get(), in.get(), n * sizeof(T));
     copy_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
+    if (options.given_histogram) {
+      histogram.reset();
+      start = Clock::now();
+      histogram = histogram_of(in.get(), n, options.order);
+      add_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
+    }
     start = Clock::now();
-    plan = partition_into_rounds(in.get(), out.get(), n, options.order, options.capacity, &stats);
+    plan = partition_into_rounds(in.get(), out.get(), n, options.order, options.capacity, &stats, histogram.get());
     partition_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
     histogram_ms.push_back(stats.histogram_ms);
     plan_ms.push_back(stats.plan_ms);
@@ -184,20 +216,23 @@ int bench(const Options& options) {
   }
 
   if (options.header) {
-    std::printf("| %-4s | %-12s | %-10s | %-8s | %-5s | %6s | %9s | %7s | %8s | %9s | %9s | %5s | %5s |\n", "type",
-                "keys", "dist", "capacity", "order", "rounds", "memcpy ms", "part ms", "part/cpy", "part GB/s",
-                "hist/plan/scat ms", "refin", "thr");
-    std::printf("|------|--------------|------------|----------|-------|-------:|----------:|--------:|---------:|----------:|----------:|------:|------:|\n");
+    std::printf("| %-4s | %-12s | %-10s | %-8s | %-5s | %-5s | %6s | %9s | %7s | %8s | %9s | %9s | %5s | %6s | %3s |\n",
+                "type", "keys", "dist", "capacity", "order", "hist", "rounds", "memcpy ms", "part ms", "part/cpy",
+                "part GB/s", "hist/plan/scat ms", "refin", "add ms", "thr");
+    std::printf("|------|--------------|------------|----------|-------|-------|-------:|----------:|--------:|---------:|"
+                "----------:|----------:|------:|-------:|----:|\n");
   }
   const double copy_median = median(copy_ms), partition_median = median(partition_ms);
-  char phases[64];
+  char phases[64], added[32] = "-";
   std::snprintf(phases, sizeof phases, "%.0f/%.0f/%.0f", median(histogram_ms), median(plan_ms), median(scatter_ms));
-  std::printf("| %-4s | %12llu | %-10s | %8llu | %-5s | %6zu | %9.1f | %7.1f | %8.2f | %9.2f | %9s | %5d | %5d |\n",
+  if (!add_ms.empty()) std::snprintf(added, sizeof added, "%.1f", median(add_ms));
+  std::printf("| %-4s | %12llu | %-10s | %8llu | %-5s | %-5s | %6zu | %9.1f | %7.1f | %8.2f | %9.2f | %9s | %5d | %6s | %3d |\n",
               std::string(key_type_name(options.type)).c_str(), static_cast<unsigned long long>(n),
               options.dist.c_str(), static_cast<unsigned long long>(options.capacity),
-              options.order == SortOrder::ascending ? "asc" : "desc", plan.rounds(), copy_median, partition_median,
-              copy_median / partition_median, double(n * sizeof(T)) / partition_median / 1e6, phases,
-              stats.refinement_passes, tbb::this_task_arena::max_concurrency());
+              options.order == SortOrder::ascending ? "asc" : "desc", stats.top_digits_given ? "given" : "own",
+              plan.rounds(), copy_median, partition_median, copy_median / partition_median,
+              double(n * sizeof(T)) / partition_median / 1e6, phases, stats.refinement_passes, added,
+              tbb::this_task_arena::max_concurrency());
   return 0;
 }
 

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 #include <tbb/global_control.h>
+#include <tbb/parallel_for.h>
 
 #include <algorithm>
 #include <cmath>
@@ -12,6 +13,8 @@
 
 #include "host/checksum.hpp"
 #include "host/generate.hpp"
+#include "host/top_digit_histogram.hpp"
+#include "io/error.hpp"
 #include "tests/host/key_types.hpp"
 
 namespace rmgsort {
@@ -83,6 +86,24 @@ void partition_and_check(const std::vector<T>& input, SortOrder order, std::uint
     return checksum_keys(reinterpret_cast<const std::byte*>(keys.data()), keys.size() * sizeof(T), sizeof(T));
   };
   ASSERT_TRUE(checksum(out) == checksum(input)) << what << ": output is not a permutation of the input";
+
+  // Histogram while reading: the top-digit histogram counted beforehand, from byte ranges that split
+  // keys, gives the same rounds and the same output.
+  TopDigitHistogram histogram(KeyTypeOf<T>::value, order, input.size());
+  const auto* bytes = reinterpret_cast<const std::byte*>(input.data());
+  const std::uint64_t total = input.size() * sizeof(T), split = std::min(total, total / 3 + 1);
+  histogram.add_bytes(split, bytes + split, total - split);
+  histogram.add_bytes(0, bytes, split);
+  histogram.finish();
+  std::vector<T> given_out(input.size());
+  RoundPartitionStats given_stats;
+  const RoundPlan given_plan = partition_into_rounds(input.data(), given_out.data(), input.size(), order, capacity,
+                                                     &given_stats, &histogram);
+  EXPECT_EQ(given_plan.cuts, plan.cuts) << what << ": other rounds with a given histogram";
+  EXPECT_TRUE(testing::same_bits(given_out, out)) << what << ": other output with a given histogram";
+  EXPECT_EQ(given_stats.refinement_passes, result.stats.refinement_passes) << what;
+  EXPECT_EQ(given_stats.top_digits_given, input.size() > capacity) << what;
+  EXPECT_FALSE(result.stats.top_digits_given) << what;
   if (output) *output = std::move(out);
 }
 
@@ -312,11 +333,35 @@ TYPED_TEST(RoundPartitionTest, RoundsAndOutputAreIndependentOfTheThreadCount) {
     std::vector<T> out(n);
     cuts.push_back(partition_into_rounds(input.data(), out.data(), n, SortOrder::descending, n / 10).cuts);
     outputs.push_back(std::move(out));
+    // And given a histogram that as many threads counted, in pieces of 100000 keys.
+    TopDigitHistogram histogram(KeyTypeOf<T>::value, SortOrder::descending, n);
+    tbb::parallel_for(std::size_t{0}, (n + 99999) / 100000, [&](std::size_t piece) {
+      const std::size_t first = piece * 100000;
+      histogram.add(first, reinterpret_cast<const std::byte*>(input.data() + first), std::min<std::size_t>(100000, n - first));
+    });
+    histogram.finish();
+    std::vector<T> given_out(n);
+    cuts.push_back(
+        partition_into_rounds(input.data(), given_out.data(), n, SortOrder::descending, n / 10, nullptr, &histogram).cuts);
+    outputs.push_back(std::move(given_out));
   }
-  EXPECT_EQ(cuts[0], cuts[1]);
-  EXPECT_EQ(cuts[0], cuts[2]);
-  EXPECT_TRUE(testing::same_bits(outputs[0], outputs[1]));
-  EXPECT_TRUE(testing::same_bits(outputs[0], outputs[2]));
+  for (std::size_t run = 1; run < cuts.size(); ++run) {
+    EXPECT_EQ(cuts[0], cuts[run]) << "run " << run;
+    EXPECT_TRUE(testing::same_bits(outputs[0], outputs[run])) << "run " << run;
+  }
+}
+
+// Refined inputs count each chunk's keys per bucket from the chunks' table counters in `out`,
+// without a read pass of their own.
+TEST(RoundPartitionStatsTest, RefinedInputsNeedNoBucketCountingPass) {
+  for (const char* distribution : {"zipf:1.0", "bits:10"}) {
+    const auto input = generated<std::uint64_t>(distribution, 1 << 20, 2);
+    std::vector<std::uint64_t> out(input.size());
+    RoundPartitionStats stats;
+    (void)partition_into_rounds(input.data(), out.data(), input.size(), SortOrder::ascending, 1 << 17, &stats);
+    EXPECT_GE(stats.refinement_passes, 1) << distribution;
+    EXPECT_FALSE(stats.bucket_counting_pass) << distribution;
+  }
 }
 
 TEST(RoundPartitionStatsTest, UniformKeysNeedNoRefinement) {
@@ -328,6 +373,50 @@ TEST(RoundPartitionStatsTest, UniformKeysNeedNoRefinement) {
   EXPECT_EQ(stats.refinement_passes, 0);
   EXPECT_LE(plan.rounds(), 9u) << "2^20 keys in rounds of 2^17, top digits of ~16 keys each";
   EXPECT_GT(stats.scatter_ms, 0);
+}
+
+TEST(RoundPartitionStatsTest, AHistogramOfOtherKeysIsAnError) {
+  const auto input = generated<std::uint64_t>("uniform", 5000, 2);
+  std::vector<std::uint64_t> out(input.size());
+  const auto* bytes = reinterpret_cast<const std::byte*>(input.data());
+  const auto partition = [&](const TopDigitHistogram& histogram) {
+    return partition_into_rounds(input.data(), out.data(), input.size(), SortOrder::ascending, 1000, nullptr,
+                                 &histogram);
+  };
+  TopDigitHistogram unfinished(KeyType::u64, SortOrder::ascending, input.size());
+  EXPECT_THROW(partition(unfinished), Error);
+  TopDigitHistogram descending(KeyType::u64, SortOrder::descending, input.size());
+  descending.count_all(bytes);
+  EXPECT_THROW(partition(descending), Error);
+  TopDigitHistogram signed_keys(KeyType::i64, SortOrder::ascending, input.size());
+  signed_keys.count_all(bytes);
+  EXPECT_THROW(partition(signed_keys), Error);
+  TopDigitHistogram fewer(KeyType::u64, SortOrder::ascending, input.size() - 1);
+  fewer.count_all(bytes);
+  EXPECT_THROW(partition(fewer), Error);
+  TopDigitHistogram right(KeyType::u64, SortOrder::ascending, input.size());
+  right.count_all(bytes);
+  EXPECT_EQ(partition(right).cuts.back(), input.size());
+}
+
+// Heavy digits refined with too little room in `out` for every chunk's counters of every table
+// (3000 keys of one top digit, capacity 1: a 2^12-digit table, then hundreds of small ones): the
+// passes count per thread and a read pass counts each chunk's keys per bucket.
+TYPED_TEST(RoundPartitionTest, RefinementWithoutRoomForPerChunkCounters) {
+  using T = TypeParam;
+  constexpr int kBits = 8 * sizeof(T);
+  std::mt19937_64 random(31);
+  std::vector<T> input;
+  for (int i = 0; i < 3000; ++i)
+    input.push_back(from_bits<T>(Bits<T>(Bits<T>(0x1234) << (kBits - 16)) |
+                                 Bits<T>(Bits<T>(random()) & Bits<T>((Bits<T>(1) << (kBits - 16)) - 1))));
+  for (SortOrder order : kBothOrders) {
+    Partitioned result;
+    partition_and_check(input, order, 1, describe("no room", input.size(), 1, order), result);
+    if (::testing::Test::HasFatalFailure()) return;
+    EXPECT_GE(result.stats.refinement_passes, 2);
+    EXPECT_TRUE(result.stats.bucket_counting_pass);
+  }
 }
 
 TEST(RoundPartitionStatsTest, ZeroCapacityIsAnError) {

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstring>
 #include <mutex>
+#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -188,6 +189,62 @@ TEST(ReadFile, CallbackCoversEveryByteExactlyOnce) {
     EXPECT_EQ(calls.size(), (bytes + kMiB - 1) / kMiB);
     EXPECT_TRUE(std::equal(seen_copy.begin(), seen_copy.end(), buffer.data()));
   }
+}
+
+// What a histogram counted while reading relies on: each call's block has fully landed, starts on a
+// key and holds whole keys, for both key widths, any number of keys and block sizes that are not
+// powers of two; and the calls come from every reading thread.
+TEST(ReadFile, CallbackBlocksHaveLandedAndHoldWholeKeys) {
+  test::TempDir dir(test::memory_directory());
+  for (const std::size_t width : {std::size_t{4}, std::size_t{8}}) {
+    for (const std::uint64_t keys : {std::uint64_t{1}, std::uint64_t{1027}, std::uint64_t{3 * kMiB / 8 + 5}}) {
+      for (const std::size_t block_bytes : {std::size_t{4096}, std::size_t{3 * 4096}, std::size_t{kMiB}}) {
+        const std::uint64_t bytes = keys * width;
+        SCOPED_TRACE("width " + std::to_string(width) + ", " + std::to_string(keys) + " keys, blocks of " +
+                     std::to_string(block_bytes));
+        const std::string path = dir.file("keys");
+        const std::vector<std::byte> expected = test::pattern_bytes(bytes, keys + width);
+        test::write_plain_file(path, expected);
+        const InputFile input = open_input(path);
+        HostBuffer buffer(bytes);
+        ReadOptions options;
+        options.threads = 3;
+        options.block_bytes = block_bytes;
+        options.queue_depth = 2;
+
+        std::mutex mutex;
+        std::vector<std::thread::id> threads;
+        std::uint64_t whole_keys = 0, calls = 0, misplaced = 0, unlanded = 0, split_keys = 0;
+        (void)read_file(input, buffer.data(), bytes, options,
+                        [&](std::uint64_t offset, const std::byte* data, std::size_t length) {
+                          const bool landed = std::memcmp(data, expected.data() + offset, length) == 0;
+                          const std::lock_guard lock(mutex);
+                          ++calls;
+                          unlanded += !landed;
+                          misplaced += data != buffer.data() + offset || offset % block_bytes != 0;
+                          split_keys += offset % width != 0 || length % width != 0;
+                          whole_keys += length / width;
+                          if (std::find(threads.begin(), threads.end(), std::this_thread::get_id()) == threads.end())
+                            threads.push_back(std::this_thread::get_id());
+                        });
+        EXPECT_EQ(calls, (bytes + block_bytes - 1) / block_bytes);
+        EXPECT_EQ(unlanded, 0u);
+        EXPECT_EQ(misplaced, 0u);
+        EXPECT_EQ(split_keys, 0u);
+        EXPECT_EQ(whole_keys, keys);
+        EXPECT_EQ(threads.size(), read_threads_for(bytes, options));
+      }
+    }
+  }
+}
+
+TEST(ReadFile, NoCallbackForNothing) {
+  test::TempDir dir(test::memory_directory());
+  test::write_plain_file(dir.file("empty"), {});
+  const InputFile input = open_input(dir.file("empty"));
+  bool called = false;
+  (void)read_file(input, nullptr, 0, {}, [&](std::uint64_t, const std::byte*, std::size_t) { called = true; });
+  EXPECT_FALSE(called);
 }
 
 TEST(ReadFile, CallbackExceptionPropagates) {
