@@ -119,6 +119,20 @@ struct Outcome {
   std::optional<SpillReport> spill;
 };
 
+// The CPU partition into rounds in memory: where its time went and which passes it made (an empty
+// object when the keys were not partitioned in memory).
+JsonObject round_partition_json(const Outcome& outcome) {
+  if (!outcome.rounds) return JsonObject();
+  const RoundPartitionStats& partition = outcome.rounds->partition;
+  return JsonObject()
+      .add("histogram_ms", partition.histogram_ms)
+      .add("plan_ms", partition.plan_ms)
+      .add("scatter_ms", partition.scatter_ms)
+      .add("refinement_passes", partition.refinement_passes)
+      .add("top_digits_counted_while_reading", partition.top_digits_given)
+      .add("bucket_counting_pass", partition.bucket_counting_pass);
+}
+
 Outcome sort_through_spill(const SortOptions& options, const InputFile& input, HostBuffer prefix, GpuEngine* gpu,
                            std::uint64_t host_memory, OutputFile& output, Progress& progress) {
   const std::size_t width = key_width(options.type);
@@ -204,7 +218,7 @@ Outcome sort_through_spill(const SortOptions& options, const InputFile& input, H
 // Keys in memory (`keys`, `bytes` of them): sorted at once, or in rounds on the GPUs.
 Outcome sort_in_memory(const SortOptions& options, HostBuffer& keys, std::uint64_t bytes, GpuEngine* gpu,
                        const KeyChecksum& input_checksum, OutputFile& output, Progress& progress,
-                       const std::vector<int>& gpus) {
+                       const std::vector<int>& gpus, const TopDigitHistogram* top_digits) {
   const std::size_t width = key_width(options.type);
   const std::uint64_t count = bytes / width;
   const std::string output_name = writer_name(output);
@@ -234,7 +248,8 @@ Outcome sort_in_memory(const SortOptions& options, HostBuffer& keys, std::uint64
         [&](std::uint64_t done, std::uint64_t total) {
           if (done == 0) progress.phase("sorting rounds on " + on_gpus, bytes);  // partitioned
           progress.rounds(done, total);
-        });
+        },
+        top_digits);
     outcome.verify_failure = sink.finish(input_checksum);
     outcome.times.partition = outcome.rounds->partition_seconds;
     for (double s : outcome.rounds->round_sort_seconds) outcome.times.sort += s;
@@ -310,27 +325,35 @@ int run_sort(const SortOptions& options) {
     // Read, checksumming each block as it lands when --verify asks for it.
     HostBuffer keys;
     std::uint64_t bytes = 0;
+    std::unique_ptr<TopDigitHistogram> top_digits;
     KeyChecksum input_checksum;
     bool complete = true;
     if (input.regular) {
       bytes = input.size;
       keys = HostBuffer(bytes);
       if (gpu) gpu->place(keys.data(), keys.capacity());
-      // Read straight into page-locked memory where the GPUs sort the keys where they lie.
-      if (memory_use(gpu.get(), bytes / width) == HostMemoryUse::gpu_sort) gpu->pin(keys.data(), keys.capacity());
+      // Read straight into page-locked memory where the GPUs sort the keys where they lie. Keys that
+      // will be partitioned into rounds get their top digits counted as they land (the partition's
+      // first pass, done by the reading threads).
+      const HostMemoryUse use = memory_use(gpu.get(), bytes / width);
+      if (use == HostMemoryUse::gpu_sort) gpu->pin(keys.data(), keys.capacity());
+      if (use == HostMemoryUse::gpu_rounds)
+        top_digits = std::make_unique<TopDigitHistogram>(options.type, options.order, bytes / width);
       progress.phase("reading " + input_name, bytes);
       std::mutex checksum_mutex;
       ReadOptions read_options;
       read_options.threads = unsigned(active_threads());
       const ReadStats read = read_file(input, keys.data(), bytes, read_options,
-                                       [&](std::uint64_t, const std::byte* block, std::size_t length) {
+                                       [&](std::uint64_t offset, const std::byte* block, std::size_t length) {
                                          progress.advance(length);
+                                         if (top_digits) top_digits->add_bytes(offset, block, length);
                                          if (!options.verify) return;
                                          const KeyChecksum sum = checksum_keys(block, length, width);
                                          std::lock_guard lock(checksum_mutex);
                                          input_checksum += sum;
                                        });
       read_direct = read.direct;
+      if (top_digits) top_digits->finish();
     } else {
       progress.phase("reading " + input_name, 0);
       keys = read_stream_prefix(input, host_memory / 2, bytes, complete);
@@ -349,7 +372,8 @@ int run_sort(const SortOptions& options) {
     read_seconds = phase.lap();
     read_bytes = bytes;
     if (complete) {
-      outcome = sort_in_memory(options, keys, bytes, gpu.get(), input_checksum, output, progress, gpus);
+      outcome = sort_in_memory(options, keys, bytes, gpu.get(), input_checksum, output, progress, gpus,
+                               top_digits.get());
     } else {
       // What was read leads the streaming pass of the spill path.
       outcome = sort_through_spill(options, input, std::move(keys), gpu.get(), host_memory, output, progress);
@@ -420,6 +444,7 @@ int run_sort(const SortOptions& options) {
                     .add("spilled", outcome.spill.has_value())
                     .add("spilled_bytes", outcome.spill ? outcome.spill->spilled_bytes : std::uint64_t{0})
                     .add("spill_levels", outcome.spill ? outcome.spill->levels : 0)
+                    .add("round_partition", round_partition_json(outcome))
                     .add("cpu_radix_sort", radix_config_json())
                     .add("gpu", gpu ? gpu->stats() : JsonObject()));
   output.commit();

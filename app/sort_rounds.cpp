@@ -9,13 +9,14 @@ RoundsReport sort_in_rounds(KeyType type, const std::byte* input, std::byte* par
                             const std::function<void(std::byte* keys, std::uint64_t count)>& sort_round,
                             const std::function<void(std::span<const std::byte> round)>& sorted,
                             const std::function<void()>& on_partitioned,
-                            const std::function<void(std::uint64_t done, std::uint64_t total)>& on_rounds) {
+                            const std::function<void(std::uint64_t done, std::uint64_t total)>& on_rounds,
+                            const TopDigitHistogram* top_digits) {
   RoundsReport report;
   const std::size_t width = key_width(type);
   Stopwatch phase;
   const RoundPlan plan = visit_key_type(type, [&]<class T>(T) {
     return partition_into_rounds(reinterpret_cast<const T*>(input), reinterpret_cast<T*>(partitioned), count, order,
-                                 round_capacity, &report.partition);
+                                 round_capacity, &report.partition, top_digits);
   });
   if (on_partitioned) on_partitioned();
   report.partition_seconds = phase.lap();

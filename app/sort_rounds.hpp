@@ -13,6 +13,7 @@
 #include "host/key_order.hpp"
 #include "host/key_type.hpp"
 #include "host/round_partition.hpp"
+#include "host/top_digit_histogram.hpp"
 
 namespace rmgsort {
 
@@ -30,12 +31,14 @@ struct RoundsReport {
 // not touched after the partition: partitioned() is called then (when given), and the caller may
 // free the input there, so that the output's pages can reuse it. on_rounds(done, total), when given,
 // reports the rounds finished (handed on) out of all of them: (0, total) after the partition, then
-// after each round.
+// after each round. top_digits, when given, is the input's top-digit histogram counted while it was
+// read: the partition then skips its own counting pass (host/top_digit_histogram.hpp).
 RoundsReport sort_in_rounds(KeyType type, const std::byte* input, std::byte* partitioned, std::uint64_t count,
                             SortOrder order, std::uint64_t round_capacity,
                             const std::function<void(std::byte* keys, std::uint64_t count)>& sort_round,
                             const std::function<void(std::span<const std::byte> round)>& sorted,
                             const std::function<void()>& on_partitioned = {},
-                            const std::function<void(std::uint64_t done, std::uint64_t total)>& on_rounds = {});
+                            const std::function<void(std::uint64_t done, std::uint64_t total)>& on_rounds = {},
+                            const TopDigitHistogram* top_digits = nullptr);
 
 }  // namespace rmgsort

@@ -78,6 +78,10 @@ end
 # Inputs larger than --gpu-memory: partitioned on the CPU into rounds, each sorted on the GPUs
 # (--gpu-memory 8M holds about 0.9 million 4-byte keys per GPU: 4 million per GPU make 4 rounds or more).
 rounds_of() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["rounds"])' "$1"; }
+# Whether the partition was given the top-digit histogram counted while the file was read.
+counted_while_reading() {
+  python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["round_partition"]["top_digits_counted_while_reading"])' "$1"
+}
 for type in u32 u64 i32 i64 f32 f64; do
   for dist in uniform zipf:2.0 zero special; do
     for g in $(printf '%s\n' 1 "$max_gpus" | sort -u); do
@@ -93,6 +97,7 @@ for type in u32 u64 i32 i64 f32 f64; do
           [[ $(engine_of "$WORK/stats.json") == gpu ]] || fail "not sorted by the GPU engine"
           rounds=$(rounds_of "$WORK/stats.json")
           ((rounds >= 3)) || fail "expected at least 3 rounds, got $rounds"
+          [[ $(counted_while_reading "$WORK/stats.json") == True ]] || fail "top digits not counted while reading"
         fi
         rmg check "$WORK/out" -t "$type" $order --input "$WORK/in"
         expect_rc 0
@@ -123,6 +128,8 @@ rmg generate -o "$WORK/in" -t u64 --count 4000000 --dist normal --seed 5
 RC=$?
 expect_rc 0
 ((RC == 0 && $(rounds_of "$WORK/stats.json") >= 3)) || fail "expected at least 3 rounds"
+# A stream's length is known only at its end: its partition counts the top digits itself.
+[[ $RC -ne 0 || $(counted_while_reading "$WORK/stats.json") == False ]] || fail "a stream cannot be counted while read"
 rmg check "$WORK/out" -t u64 --input "$WORK/in"
 expect_rc 0
 end
