@@ -128,8 +128,19 @@ rmg generate -o "$WORK/in" -t u64 --count 4000000 --dist normal --seed 5
 RC=$?
 expect_rc 0
 ((RC == 0 && $(rounds_of "$WORK/stats.json") >= 3)) || fail "expected at least 3 rounds"
-# A stream's length is known only at its end: its partition counts the top digits itself.
-[[ $RC -ne 0 || $(counted_while_reading "$WORK/stats.json") == False ]] || fail "a stream cannot be counted while read"
+# A file behind standard input is read as a file: its top digits are counted while it is read.
+[[ $RC -ne 0 || $(counted_while_reading "$WORK/stats.json") == True ]] || fail "top digits not counted while reading"
+rmg check "$WORK/out" -t u64 --input "$WORK/in"
+expect_rc 0
+end
+
+begin "rounds from a pipe to a pipe on the GPUs"
+cat "$WORK/in" | "$RMGSORT" sort -t u64 --gpus 0 --gpu-memory 16M --stats "$WORK/stats.json" | cat >"$WORK/out"
+RC=${PIPESTATUS[1]}
+expect_rc 0
+((RC == 0 && $(rounds_of "$WORK/stats.json") >= 3)) || fail "expected at least 3 rounds"
+# A pipe's length is known only at its end: the partition counts the top digits itself.
+[[ $RC -ne 0 || $(counted_while_reading "$WORK/stats.json") == False ]] || fail "a pipe cannot be counted while read"
 rmg check "$WORK/out" -t u64 --input "$WORK/in"
 expect_rc 0
 end
