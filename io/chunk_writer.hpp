@@ -46,9 +46,10 @@ struct WriteStats {
 class ChunkWriter {
  public:
   // Writes to FD at its current position, as write() would, and leaves the position after the data. A
-  // regular file goes through io_uring; anything else, and a file opened with O_APPEND (whose writes
-  // land at the end in completion order), gets plain write() calls in the order of append(). PATH
-  // names the output in errors. EXPECTED_BYTES, when known, is preallocated.
+  // regular file goes through io_uring (on tmpfs or ramfs: a shared mapping, see WriteOptions);
+  // anything else, and a file opened with O_APPEND (whose writes land at the end in completion
+  // order), gets plain write() calls in the order of append(). PATH names the output in errors.
+  // EXPECTED_BYTES, when known, is preallocated (not on tmpfs or ramfs).
   // WRITE_BEHIND false is for callers that wait for each append anyway (write_file): buffered writes
   // then copy inside the submitting call, which is faster than handing them to kernel workers.
   ChunkWriter(int fd, std::string path, const WriteOptions& options = {}, std::uint64_t expected_bytes = 0,
@@ -77,7 +78,7 @@ class ChunkWriter {
   int fd_;
   std::string path_;
   WriteOptions options_;
-  bool regular_ = false;           // io_uring at explicit offsets; else plain write() calls
+  bool regular_ = false;           // io_uring or mapped_, at explicit offsets; else plain write() calls
   std::uint64_t base_offset_ = 0;  // where the first byte goes
   bool finished_ = false;
   UniqueFd direct_fd_;
