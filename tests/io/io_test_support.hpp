@@ -7,6 +7,7 @@
 #include <ftw.h>
 #include <linux/magic.h>
 #include <stdlib.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <sys/wait.h>
@@ -64,6 +65,35 @@ inline std::string disk_directory() {
 }
 
 inline std::string memory_directory() { return "/dev/shm"; }
+
+// A tmpfs of SIZE (mount's size=, e.g. "1m") on a fresh directory under disk_directory(), unmounted
+// at the end of the test: a small file system to fill. Mounting needs root; mounted() says whether
+// it is up and why_not() why not (for GTEST_SKIP).
+class SmallTmpfs {
+ public:
+  explicit SmallTmpfs(const std::string& size) : dir_(disk_directory()) {
+    if (geteuid() != 0) {
+      why_not_ = "mounting a tmpfs needs root";
+    } else if (mount("rmgsort-test", dir_.path().c_str(), "tmpfs", 0, ("size=" + size).c_str()) != 0) {
+      why_not_ = std::string("cannot mount tmpfs: ") + std::strerror(errno);
+    } else {
+      mounted_ = true;
+    }
+  }
+  ~SmallTmpfs() {
+    if (mounted_) umount2(dir_.path().c_str(), MNT_DETACH);  // before dir_ removes the directory
+  }
+  SmallTmpfs(const SmallTmpfs&) = delete;
+  SmallTmpfs& operator=(const SmallTmpfs&) = delete;
+  [[nodiscard]] bool mounted() const { return mounted_; }
+  [[nodiscard]] const std::string& why_not() const { return why_not_; }
+  [[nodiscard]] std::string file(const std::string& name) const { return dir_.file(name); }
+
+ private:
+  TempDir dir_;
+  bool mounted_ = false;
+  std::string why_not_;
+};
 
 // Whether files in DIRECTORY can be read with O_DIRECT and 4096-byte alignment: probed, not assumed.
 inline bool supports_direct_io(const std::string& directory) {

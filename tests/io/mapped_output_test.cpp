@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
-#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -94,16 +93,9 @@ TEST(MappedOutput, ChunkWriterOnTmpfsWritesFromItsPositionAndMovesIt) {
 // A full tmpfs: the pages are allocated before they are stored to, so this is an error naming the
 // file, not a SIGBUS that would end the process.
 TEST(MappedOutput, FullFileSystemSaysNoSpaceLeftOnDevice) {
-  if (geteuid() != 0) GTEST_SKIP() << "mounting a 2 MiB tmpfs needs root";
-  test::TempDir dir(test::disk_directory());
-  if (mount("rmgsort-test", dir.path().c_str(), "tmpfs", 0, "size=2m") != 0) {
-    GTEST_SKIP() << "cannot mount tmpfs: " << std::strerror(errno);
-  }
-  struct Unmount {
-    std::string path;
-    ~Unmount() { umount2(path.c_str(), MNT_DETACH); }
-  } unmount{dir.path()};
-  const std::string path = dir.file("out");
+  const test::SmallTmpfs tmpfs("2m");
+  if (!tmpfs.mounted()) GTEST_SKIP() << tmpfs.why_not();
+  const std::string path = tmpfs.file("out");
   const int fd = create_file(path);
   auto output = MappedOutput::open(fd, path);
   ASSERT_NE(output, nullptr);

@@ -170,17 +170,10 @@ TEST(WriteFile, ClosedPipeIsAnErrorNamingTheOutput) {
 }
 
 TEST(WriteFile, FullFileSystemSaysNoSpaceLeftOnDevice) {
-  if (geteuid() != 0) GTEST_SKIP() << "mounting a 1 MiB tmpfs needs root";
-  test::TempDir dir(test::disk_directory());
-  if (mount("rmgsort-test", dir.path().c_str(), "tmpfs", 0, "size=1m") != 0) {
-    GTEST_SKIP() << "cannot mount tmpfs: " << std::strerror(errno);
-  }
-  struct Unmount {
-    std::string path;
-    ~Unmount() { umount2(path.c_str(), MNT_DETACH); }
-  } unmount{dir.path()};
+  const test::SmallTmpfs tmpfs("1m");
+  if (!tmpfs.mounted()) GTEST_SKIP() << tmpfs.why_not();
 
-  const std::string path = dir.file("out");
+  const std::string path = tmpfs.file("out");
   const HostBuffer source = buffer_with(test::pattern_bytes(4 * kMiB));
   const int fd = create_file(path);
   try {
