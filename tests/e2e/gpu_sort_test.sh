@@ -78,9 +78,14 @@ end
 # Inputs larger than --gpu-memory: partitioned on the CPU into rounds, each sorted on the GPUs
 # (--gpu-memory 8M holds about 0.9 million 4-byte keys per GPU: 4 million per GPU make 4 rounds or more).
 rounds_of() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["rounds"])' "$1"; }
-# Whether the partition was given the top-digit histogram counted while the file was read.
-counted_while_reading() {
-  python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["round_partition"]["top_digits_counted_while_reading"])' "$1"
+# expect_rounds STATS COUNTED: STATS shows at least 3 rounds, and whether the partition was given the
+# top-digit histogram counted while the input was read (COUNTED: True or False).
+expect_rounds() {
+  local rounds counted
+  rounds=$(rounds_of "$1")
+  ((rounds >= 3)) || fail "expected at least 3 rounds, got $rounds"
+  counted=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["round_partition"]["top_digits_counted_while_reading"])' "$1")
+  [[ $counted == "$2" ]] || fail "top digits counted while reading: $counted, expected $2"
 }
 for type in u32 u64 i32 i64 f32 f64; do
   for dist in uniform zipf:2.0 zero special; do
@@ -95,9 +100,7 @@ for type in u32 u64 i32 i64 f32 f64; do
         expect_rc 0
         if [[ $RC -eq 0 ]]; then
           [[ $(engine_of "$WORK/stats.json") == gpu ]] || fail "not sorted by the GPU engine"
-          rounds=$(rounds_of "$WORK/stats.json")
-          ((rounds >= 3)) || fail "expected at least 3 rounds, got $rounds"
-          [[ $(counted_while_reading "$WORK/stats.json") == True ]] || fail "top digits not counted while reading"
+          expect_rounds "$WORK/stats.json" True
         fi
         rmg check "$WORK/out" -t "$type" $order --input "$WORK/in"
         expect_rc 0
@@ -127,9 +130,8 @@ rmg generate -o "$WORK/in" -t u64 --count 4000000 --dist normal --seed 5
 "$RMGSORT" sort -t u64 --gpus 0 --gpu-memory 16M --stats "$WORK/stats.json" <"$WORK/in" >"$WORK/out"
 RC=$?
 expect_rc 0
-((RC == 0 && $(rounds_of "$WORK/stats.json") >= 3)) || fail "expected at least 3 rounds"
 # A file behind standard input is read as a file: its top digits are counted while it is read.
-[[ $RC -ne 0 || $(counted_while_reading "$WORK/stats.json") == True ]] || fail "top digits not counted while reading"
+[[ $RC -ne 0 ]] || expect_rounds "$WORK/stats.json" True
 rmg check "$WORK/out" -t u64 --input "$WORK/in"
 expect_rc 0
 end
@@ -138,9 +140,8 @@ begin "rounds from a pipe to a pipe on the GPUs"
 cat "$WORK/in" | "$RMGSORT" sort -t u64 --gpus 0 --gpu-memory 16M --stats "$WORK/stats.json" | cat >"$WORK/out"
 RC=${PIPESTATUS[1]}
 expect_rc 0
-((RC == 0 && $(rounds_of "$WORK/stats.json") >= 3)) || fail "expected at least 3 rounds"
 # A pipe's length is known only at its end: the partition counts the top digits itself.
-[[ $RC -ne 0 || $(counted_while_reading "$WORK/stats.json") == False ]] || fail "a pipe cannot be counted while read"
+[[ $RC -ne 0 ]] || expect_rounds "$WORK/stats.json" False
 rmg check "$WORK/out" -t u64 --input "$WORK/in"
 expect_rc 0
 end
