@@ -325,14 +325,9 @@ def main(argv):
             print(why)
             return 1
         return 0
-    if command == "stats":
-        why = check_stats(argv[2], argv[3:])
-        if why:
-            print(why)
-            return 1
-        return 0
-    if command == "progress":
-        why = check_progress(argv[2], argv[3:])
+    checks = {"stats": check_stats, "progress": check_progress}  # each returns why it fails, or ""
+    if command in checks:
+        why = checks[command](argv[2], argv[3:])
         if why:
             print(why)
             return 1
