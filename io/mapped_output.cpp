@@ -65,7 +65,8 @@ bool on_memory_file_system(int fd) {
 std::unique_ptr<MappedOutput> MappedOutput::open(int fd, std::string path) {
   struct stat st {};
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || !on_memory_file_system(fd)) return nullptr;
-  if (!kernel_populates_mappings()) return nullptr;
+  static const bool populates = kernel_populates_mappings();  // once: spill files open one per append
+  if (!populates) return nullptr;
   // Through /proc: the same open file even when it was renamed or unlinked, with read access added.
   const std::string proc_path = "/proc/self/fd/" + std::to_string(fd);
   UniqueFd read_write(::open(proc_path.c_str(), O_RDWR | O_CLOEXEC));
