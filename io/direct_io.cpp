@@ -1,13 +1,11 @@
 #include "io/direct_io.hpp"
 
-#include "io/mapped_output.hpp"
-
 #include <fcntl.h>
-#include <linux/magic.h>
 #include <sys/stat.h>
-#include <sys/vfs.h>
 
 #include <string>
+
+#include "io/mapped_output.hpp"  // on_memory_file_system
 
 namespace rmgsort {
 
