@@ -46,6 +46,7 @@ ChunkWriter::ChunkWriter(int fd, std::string path, const WriteOptions& options, 
     const off_t position = lseek(fd, 0, SEEK_CUR);
     if (position < 0) throw_errno(path_, "cannot find the write position");
     base_offset_ = static_cast<std::uint64_t>(position);
+    initial_size_ = static_cast<std::uint64_t>(st.st_size);
   }
   if (!regular_) {
     enlarge_pipe_buffer(fd);
@@ -149,10 +150,12 @@ WriteStats ChunkWriter::finish() {
       while (queue_->in_flight() > 0) wait_one();
       stats_.resubmissions = queue_->resubmissions();
     }
-    // The file ends right after the data: drops a preallocation that was too generous and the tail of
-    // an older, longer file. io_uring writes at explicit offsets, so the position is moved by hand.
+    // The file ends right after the data, or where it ended before: drops a preallocation that was too
+    // generous, never bytes that were there before (a standard output opened read-write, `1<>file`,
+    // keeps what follows the keys). io_uring writes at explicit offsets, so the position is moved by hand.
     const auto end = static_cast<off_t>(base_offset_ + bytes_appended_);
-    if (ftruncate(fd_, end) != 0) throw_errno(path_, "cannot set the output size");
+    if (ftruncate(fd_, std::max(end, static_cast<off_t>(initial_size_))) != 0)
+      throw_errno(path_, "cannot set the output size");
     if (lseek(fd_, end, SEEK_SET) < 0) throw_errno(path_, "cannot set the write position");
   }
   stats_.direct = stats_.direct_bytes > 0;

@@ -64,7 +64,8 @@ class ChunkWriter {
   // previous chunk's memory is free again. (Double buffering: fill A, append(A), fill B, append(B),
   // fill A, ...). Throws rmgsort::Error naming the file for a failed write ("No space left on device").
   void append(std::span<const std::byte> chunk);
-  // Waits for every write and ends a regular file right after the data appended.
+  // Waits for every write and ends a regular file right after the data appended, or at its size when
+  // the writer was made if that is larger: only what the writer added is cut.
   WriteStats finish();
 
   [[nodiscard]] std::uint64_t bytes_appended() const { return bytes_appended_; }
@@ -80,6 +81,7 @@ class ChunkWriter {
   WriteOptions options_;
   bool regular_ = false;           // io_uring or mapped_, at explicit offsets; else plain write() calls
   std::uint64_t base_offset_ = 0;  // where the first byte goes
+  std::uint64_t initial_size_ = 0;  // the file's size when the writer was made: finish() cuts nothing below
   bool finished_ = false;
   UniqueFd direct_fd_;
   std::uint64_t bytes_appended_ = 0;

@@ -12,7 +12,7 @@
 namespace rmgsort {
 
 // Writes BYTES of SRC to FD at its current position (0 for a new file) and ends a regular file right
-// after them (the tail of a longer old file is cut). A regular file is written through io_uring with
+// after them, or where it ended before if that is further (what follows is kept). A regular file is written through io_uring with
 // several large requests in flight: O_DIRECT for the 4096-aligned body when SRC and the position are
 // 4096-aligned and the file system allows it, the unaligned tail buffered (no padding, so SRC needs no
 // spare capacity). Anything else (a pipe, a terminal, a file opened with O_APPEND) gets plain write()

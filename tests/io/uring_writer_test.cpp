@@ -68,16 +68,21 @@ TEST(WriteFile, RoundTripsEverySizeOnDiskAndTmpfs) {
   }
 }
 
-TEST(WriteFile, ReplacesTheContentsOfALongerFile) {
+TEST(WriteFile, KeepsWhatFollowsInALongerFile) {
+  // Standard output opened read-write (`1<>file`): the keys overwrite its start, the rest stays.
   test::TempDir dir(test::disk_directory());
   const std::string path = dir.file("out");
-  test::write_plain_file(path, test::pattern_bytes(5 * kMiB, 9));
+  const std::vector<std::byte> old = test::pattern_bytes(5 * kMiB, 9);
+  test::write_plain_file(path, old);
   const std::vector<std::byte> data = test::pattern_bytes(kMiB + 3, 10);
   const HostBuffer source = buffer_with(data);
   const int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC);  // no O_TRUNC
   (void)write_file(fd, path, source.data(), data.size());
+  EXPECT_EQ(lseek(fd, 0, SEEK_CUR), off_t(data.size()));
   close(fd);
-  EXPECT_TRUE(test::read_plain_file(path) == data);
+  std::vector<std::byte> expected = data;
+  expected.insert(expected.end(), old.begin() + std::ptrdiff_t(data.size()), old.end());
+  EXPECT_TRUE(test::read_plain_file(path) == expected);
 }
 
 TEST(WriteFile, WritesAtTheCurrentPositionAndMovesIt) {
@@ -269,6 +274,23 @@ TEST(ChunkWriter, GenerousExpectedSizeIsTrimmed) {
   struct stat st {};
   ASSERT_EQ(stat(path.c_str(), &st), 0);
   EXPECT_EQ(st.st_size, 1000);
+}
+
+TEST(ChunkWriter, TrimsOnlyWhatItAddedToAFileThatWasThere) {
+  // A longer file written from its start (`1<>file`): the preallocation goes, the old tail stays.
+  test::TempDir dir(test::disk_directory());
+  const std::string path = dir.file("out");
+  const std::vector<std::byte> old = test::pattern_bytes(5000, 3);
+  test::write_plain_file(path, old);
+  const int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  const HostBuffer source = buffer_with(test::pattern_bytes(kMiB, 4));
+  ChunkWriter writer(fd, path, {}, 10 * kMiB);
+  writer.append({source.data(), 1000});
+  (void)writer.finish();
+  close(fd);
+  std::vector<std::byte> expected(source.data(), source.data() + 1000);
+  expected.insert(expected.end(), old.begin() + 1000, old.end());
+  EXPECT_TRUE(test::read_plain_file(path) == expected);
 }
 
 TEST(ChunkWriter, ToAPipe) {
