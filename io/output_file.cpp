@@ -8,12 +8,12 @@
 
 #include <cerrno>
 #include <climits>
-#include <cstdlib>
 #include <ctime>
-#include <memory>
+#include <optional>
 #include <utility>
 
 #include "io/error.hpp"
+#include "io/output_target.hpp"
 
 namespace rmgsort {
 namespace {
@@ -41,22 +41,6 @@ std::string random_suffix() {
   return suffix;
 }
 
-// "dir/name" -> {"dir/", "name"}; "name" -> {"", "name"}.
-std::pair<std::string, std::string> split_directory(const std::string& path) {
-  const std::size_t slash = path.rfind('/');
-  if (slash == std::string::npos) return {"", path};
-  return {path.substr(0, slash + 1), path.substr(slash + 1)};
-}
-
-// The path commit() replaces: a symbolic link's target, so that `-o link` updates what it points to.
-// A dangling link is replaced itself.
-std::string resolve_target(const std::string& path) {
-  struct stat st {};
-  if (lstat(path.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return path;
-  std::unique_ptr<char, decltype(&std::free)> resolved(realpath(path.c_str(), nullptr), &std::free);
-  return resolved ? std::string(resolved.get()) : path;
-}
-
 // Blocks the signals whose handlers unlink registered files, so that a file is never created without
 // being registered.
 class CleanupSignalsBlocked {
@@ -75,6 +59,33 @@ class CleanupSignalsBlocked {
   sigset_t saved_;
 };
 
+// The new file takes the place of the one it replaces, so it gets that file's owner, group and
+// permission bits as far as the process may give them: a root run that sorts another user's file in
+// place leaves it that user's, and sorting a private file does not make it readable by others (as
+// `sort -o f f` keeps f's mode). fchown comes first as it clears the set-user-ID and set-group-ID
+// bits; those are never carried onto a file whose owner or group differs from the replaced one's.
+void take_over_attributes(int fd, const std::string& path, const struct stat& replaced) {
+  struct stat now {};
+  if (fstat(fd, &now) != 0) throw_errno(path, "cannot stat the new output");
+  if (now.st_uid != replaced.st_uid || now.st_gid != replaced.st_gid) {
+    // Not permitted (another user's file, a group the user is not in): the group alone may still be.
+    if (fchown(fd, replaced.st_uid, replaced.st_gid) != 0) (void)fchown(fd, uid_t(-1), replaced.st_gid);
+    if (fstat(fd, &now) != 0) throw_errno(path, "cannot stat the new output");
+  }
+  mode_t mode = replaced.st_mode & 07777;
+  if (now.st_uid != replaced.st_uid || now.st_gid != replaced.st_gid) mode &= ~mode_t(S_ISUID | S_ISGID);
+  if (fchmod(fd, mode) != 0) throw_errno(path, "cannot give the new output the existing file's permissions");
+}
+
+// Where standard output stands when a run starts, so that a failed run can give back what it added.
+std::optional<std::pair<off_t, off_t>> regular_stdout_extent() {
+  struct stat st {};
+  if (fstat(STDOUT_FILENO, &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+  const off_t position = lseek(STDOUT_FILENO, 0, SEEK_CUR);
+  if (position < 0) return std::nullopt;
+  return std::pair{st.st_size, position};
+}
+
 }  // namespace
 
 OutputFile OutputFile::create(const std::string& path) {
@@ -83,11 +94,15 @@ OutputFile OutputFile::create(const std::string& path) {
   if (path == "-") {
     if (isatty(STDOUT_FILENO)) throw Error(kTerminalRefusal);
     output.is_stdout_ = true;
+    if (const auto extent = regular_stdout_extent()) {
+      output.stdout_start_size_ = extent->first;
+      output.stdout_start_position_ = extent->second;
+    }
     return output;
   }
   if (path.empty()) throw Error("the output path is empty");
 
-  output.target_ = resolve_target(path);
+  output.target_ = resolve_output_target(path);
   struct stat st {};
   const bool replaces_existing = stat(output.target_.c_str(), &st) == 0;
   if (replaces_existing) {
@@ -115,11 +130,8 @@ OutputFile OutputFile::create(const std::string& path) {
     if (fd < 0) throw_errno(path, "cannot create output file", errno);
     output.fd_ = UniqueFd(fd);
     output.temp_path_ = std::move(temp_path);
-    // A file that replaces another keeps the other's permission bits (as `sort -o f f` keeps f's):
-    // sorting a private file must not make it readable by others.
     // (A throw here destroys `output`, which unlinks the temporary file.)
-    if (replaces_existing && fchmod(fd, st.st_mode & 07777) != 0)
-      throw_errno(path, "cannot give the new output the existing file's permissions");
+    if (replaces_existing) take_over_attributes(fd, path, st);
     // Registered before the signals come back; should the registry be full, the throw destroys
     // `output`, which unlinks the file.
     output.registration_ = CleanupRegistration(output.temp_path_);
@@ -134,6 +146,8 @@ OutputFile::OutputFile(OutputFile&& other) noexcept
       temp_path_(std::exchange(other.temp_path_, std::string())),
       fd_(std::move(other.fd_)),
       is_stdout_(other.is_stdout_),
+      stdout_start_size_(std::exchange(other.stdout_start_size_, -1)),
+      stdout_start_position_(other.stdout_start_position_),
       committed_(other.committed_),
       registration_(std::move(other.registration_)) {}
 
@@ -145,6 +159,8 @@ OutputFile& OutputFile::operator=(OutputFile&& other) noexcept {
     temp_path_ = std::exchange(other.temp_path_, std::string());
     fd_ = std::move(other.fd_);
     is_stdout_ = other.is_stdout_;
+    stdout_start_size_ = std::exchange(other.stdout_start_size_, -1);
+    stdout_start_position_ = other.stdout_start_position_;
     committed_ = other.committed_;
     registration_ = std::move(other.registration_);
   }
@@ -155,6 +171,15 @@ OutputFile::~OutputFile() { discard(); }
 
 void OutputFile::discard() noexcept {
   fd_.reset();
+  if (!committed_ && stdout_start_size_ >= 0) {
+    // Standard output is written in place: a failed run cuts off what it added (a preallocation of
+    // the whole output, or part of the keys) and never what was there before it started.
+    struct stat st {};
+    if (fstat(STDOUT_FILENO, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > stdout_start_size_)
+      (void)ftruncate(STDOUT_FILENO, stdout_start_size_);
+    (void)lseek(STDOUT_FILENO, stdout_start_position_, SEEK_SET);
+  }
+  stdout_start_size_ = -1;
   if (!committed_ && !temp_path_.empty()) (void)unlink(temp_path_.c_str());
   temp_path_.clear();
   registration_.release();

@@ -3,6 +3,8 @@
 // nothing behind (the destructor, or the cleanup signal handlers, unlink the temporary file).
 #pragma once
 
+#include <sys/types.h>
+
 #include <string>
 
 #include "io/cleanup.hpp"
@@ -12,13 +14,17 @@ namespace rmgsort {
 
 class OutputFile {
  public:
-  // "-": standard output, refused when it is a terminal. A path naming an existing non-regular file
-  // (/dev/null, a FIFO) is opened and written in place: renaming over it would replace the device.
-  // Otherwise a temporary file "<dir>/.<name>.rmgsort-XXXXXX" is created in the output's directory
-  // (same file system, so the rename is atomic) with mode 0666 minus the umask, like any new file;
-  // a symbolic link is followed, so commit() replaces its target. The output may be the input: the
-  // input stays readable until commit(). Throws rmgsort::Error naming PATH and the cause (missing
-  // directory, permission, a directory at PATH); nothing is created then.
+  // "-": standard output, refused when it is a terminal; when it is a regular file, a run that ends
+  // without commit() cuts it back to the size it had here (what the run added goes, what was there
+  // stays). A path naming an existing non-regular file (/dev/null, a FIFO) is opened and written in
+  // place: renaming over it would replace the device. Otherwise a temporary file
+  // "<dir>/.<name>.rmgsort-XXXXXX" is created in the output's directory (same file system, so the
+  // rename is atomic) with mode 0666 minus the umask, like any new file; replacing an existing file,
+  // it takes that file's owner, group and mode where permitted (never a set-ID bit on a file whose
+  // owner or group changed). A symbolic link is followed, so commit() replaces its target, unless
+  // io/output_target.hpp refuses it. The output may be the input: the input stays readable until
+  // commit(). Throws rmgsort::Error naming PATH and the cause (missing directory, permission, a
+  // directory at PATH, a refused link); nothing is created then.
   [[nodiscard]] static OutputFile create(const std::string& path);
 
   OutputFile(OutputFile&& other) noexcept;
@@ -43,7 +49,7 @@ class OutputFile {
   // final path; from then on an existing output has been replaced. No fsync: the output is as
   // durable as any file a program writes. For standard output, only marks the output committed.
   void commit();
-  // Closes and unlinks the temporary file now (what the destructor does).
+  // Closes and unlinks the temporary file now, or cuts standard output back (what the destructor does).
   void discard() noexcept;
 
  private:
@@ -54,6 +60,8 @@ class OutputFile {
   std::string temp_path_;
   UniqueFd fd_;  // invalid for standard output (fd 1 is not ours to close)
   bool is_stdout_ = false;
+  off_t stdout_start_size_ = -1;  // a regular standard output's size at create(); -1 otherwise
+  off_t stdout_start_position_ = 0;
   bool committed_ = false;
   CleanupRegistration registration_;
 };

@@ -3,10 +3,12 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <pty.h>
+#include <grp.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <vector>
 
 #include "io/error.hpp"
@@ -89,6 +91,73 @@ TEST(OutputFile, ReplacingAFileKeepsItsPermissionBits) {
   struct stat st {};
   ASSERT_EQ(stat(path.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 07777, 0600u);
+}
+
+TEST(OutputFile, ReplacingAnotherUsersFileKeepsItsOwnerGroupAndSetIdBits) {
+  if (geteuid() != 0) GTEST_SKIP() << "giving a file to another user needs root";
+  test::TempDir dir(test::disk_directory());
+  const std::string path = dir.file("theirs.bin");
+  test::write_plain_file(path, test::pattern_bytes(100, 1));
+  ASSERT_EQ(chown(path.c_str(), 65534, 65534), 0);
+  ASSERT_EQ(chmod(path.c_str(), 04600), 0);
+  OutputFile output = OutputFile::create(path);
+  output.commit();
+  struct stat st {};
+  ASSERT_EQ(stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_uid, 65534u);
+  EXPECT_EQ(st.st_gid, 65534u);
+  EXPECT_EQ(st.st_mode & 07777, 04600u);
+}
+
+TEST(OutputFile, SetIdBitsAreDroppedWhenTheOwnerCannotBeKept) {
+  if (geteuid() != 0) GTEST_SKIP() << "running as another user needs root";
+  test::TempDir dir(test::disk_directory());
+  ASSERT_EQ(chmod(dir.path().c_str(), 0777), 0);
+  const std::string path = dir.file("roots.bin");
+  test::write_plain_file(path, test::pattern_bytes(100, 1));
+  ASSERT_EQ(chmod(path.c_str(), 06666), 0);
+  const int status = test::run_in_child([&] {
+    if (setgroups(0, nullptr) != 0 || setresgid(65534, 65534, 65534) != 0 || setresuid(65534, 65534, 65534) != 0)
+      return 90;
+    OutputFile output = OutputFile::create(path);
+    output.commit();
+    return 0;
+  });
+  ASSERT_TRUE(WIFEXITED(status));
+  ASSERT_EQ(WEXITSTATUS(status), 0);
+  struct stat st {};
+  ASSERT_EQ(stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_uid, 65534u);
+  EXPECT_EQ(st.st_mode & 07777, 0666u);  // a set-user-ID file of nobody's, made from root's: never
+}
+
+TEST(OutputFile, UncommittedRegularStdoutIsCutBackToWhereItStarted) {
+  test::TempDir dir(test::disk_directory());
+  const std::string path = dir.file("stdout");
+  const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(write(fd, "header", 6), 6);
+  off_t position_after = -1;
+  {
+    StdoutRedirect redirect(fd);
+    {
+      OutputFile output = OutputFile::create("-");
+      write_bytes(output, test::pattern_bytes(3 << 20));  // preallocated, then written
+    }  // a failed run: destroyed without commit
+    position_after = lseek(STDOUT_FILENO, 0, SEEK_CUR);
+  }
+  EXPECT_EQ(position_after, 6);
+  std::vector<std::byte> header(6);
+  std::memcpy(header.data(), "header", 6);
+  EXPECT_TRUE(test::read_plain_file(path) == header);
+  {
+    StdoutRedirect redirect(fd);
+    OutputFile output = OutputFile::create("-");
+    write_bytes(output, test::pattern_bytes(1000));
+    output.commit();
+  }
+  close(fd);
+  EXPECT_EQ(test::read_plain_file(path).size(), 1006u);
 }
 
 TEST(OutputFile, UncommittedLeavesTheExistingOutputAndNoTemporary) {
