@@ -8,6 +8,7 @@
 
 #include <mutex>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "app/commands.hpp"
 #include "app/gpu_engine.hpp"
@@ -26,9 +27,11 @@
 #include "host/radix_sort_config.hpp"
 #include "host/system_memory.hpp"
 #include "io/error.hpp"
+#include "io/file_identity.hpp"
 #include "io/host_buffer.hpp"
 #include "io/input_file.hpp"
 #include "io/output_file.hpp"
+#include "io/standard_descriptors.hpp"
 #include "io/uring_reader.hpp"
 #include "io/uring_writer.hpp"
 
@@ -288,6 +291,14 @@ int run_sort(const SortOptions& options) {
   Stopwatch phase;
   const std::size_t width = key_width(options.type);
 
+  // Before any file is opened: a closed standard descriptor must not become one of ours.
+  const ClosedStandardDescriptors closed = hold_closed_standard_descriptors();
+  if (closed.input && options.input == "-") throw Error("standard input is closed: give the input file's name");
+  if (closed.output && options.output == "-")
+    throw Error("standard output is closed: nowhere to write the sorted keys; use -o FILE");
+  if (closed.output && options.stats == "-")
+    throw Error("--stats -: standard output is closed; give --stats a file name");
+
   // Validate everything that can be validated before any data moves.
   const GpuSpec gpu_spec = parse_gpu_spec(options.gpus);
   // --gpus none must not start the CUDA driver: that alone takes a few hundred ms on a GPU machine.
@@ -296,11 +307,31 @@ int run_sort(const SortOptions& options) {
   const std::uint64_t host_memory = options.host_memory.value_or(default_host_memory_bytes());
   if (options.stats == "-" && options.output == "-")
     throw Error("--stats -: standard output already carries the sorted keys; give --stats a file name");
+  // No file the run writes may be another one it writes, nor the input unless it is replaced by a
+  // rename (-o FILE): compared by device and inode, before anything is read or created.
+  const std::string input_name = options.input == "-" ? "stdin" : options.input;
+  const std::optional<FileIdentity> input_identity =
+      options.input == "-" ? identity_of_descriptor(STDIN_FILENO) : identity_of_existing(options.input);
+  const std::optional<FileIdentity> stdout_identity = identity_of_descriptor(STDOUT_FILENO);
+  if (options.output == "-" && input_identity && input_identity->regular && stdout_identity == input_identity)
+    throw Error("standard output is the input file " + input_name + ": the sorted keys would overwrite it as it is read; "
+                "use -o " + (options.input == "-" ? std::string("FILE") : options.input) + " to sort in place");
+  std::vector<WrittenFile> written;
+  if (options.output == "-") {
+    written.push_back({"the sorted keys on standard output", stdout_identity});
+  } else {
+    written.push_back({"-o " + options.output, identity_of_output(options.output), /*replaces_by_rename=*/true});
+  }
+  if (options.stats == "-") {
+    written.push_back({"--stats - (standard output)", stdout_identity});
+  } else if (!options.stats.empty()) {
+    written.push_back({"--stats " + options.stats, identity_of_output(options.stats)});
+  }
+  require_separate_files(written, input_identity, input_name);
   if (!options.temp_dir.empty()) require_directory("--temp-dir", options.temp_dir);
   StatsOutput stats(options.stats);
 
   InputFile input = open_input(options.input);
-  const std::string input_name = input.display_name();
   // The GPUs take the input when there are any (a stream's size is known only once it is read); it
   // is sorted through spill files when it does not fit --host-memory.
   std::unique_ptr<GpuEngine> gpu;
@@ -447,6 +478,8 @@ int run_sort(const SortOptions& options) {
                     .add("round_partition", round_partition_json(outcome))
                     .add("cpu_radix_sort", radix_config_json())
                     .add("gpu", gpu ? gpu->stats() : JsonObject()));
+  // Every output is now written and checked (statistics on standard output are already out: those
+  // cannot be taken back); only the renames are left.
   output.commit();
   stats.commit();
   return kExitOk;

@@ -1,6 +1,7 @@
 #include "app/stats.hpp"
 
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdio>
@@ -131,16 +132,17 @@ StatsOutput::StatsOutput(const std::string& path) : path_(path) {
 
 void StatsOutput::prepare(const JsonObject& json) {
   if (path_.empty()) return;
-  pending_ = json.dump() + '\n';
-  if (file_) write_all(file_->fd(), path_, reinterpret_cast<const std::byte*>(pending_.data()), pending_.size());
+  const std::string line = json.dump() + '\n';
+  const auto* bytes = reinterpret_cast<const std::byte*>(line.data());
+  if (file_) {
+    write_all(file_->fd(), path_, bytes, line.size());
+  } else {
+    write_all(STDOUT_FILENO, "standard output", bytes, line.size());
+  }
 }
 
 void StatsOutput::commit() {
-  if (file_) {
-    file_->commit();
-  } else if (path_ == "-") {
-    write_all(1, "standard output", reinterpret_cast<const std::byte*>(pending_.data()), pending_.size());
-  }
+  if (file_) file_->commit();
 }
 
 }  // namespace rmgsort

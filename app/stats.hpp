@@ -47,20 +47,21 @@ class JsonObject {
 // Where --stats goes: nowhere (""), standard output ("-") or a file. Opened at the start of a run,
 // so that a bad path fails before any data moves; a file is written through a temporary file like
 // every output, so a failed run leaves no half-written statistics and no output committed by a run
-// whose statistics could not be written.
+// whose statistics could not be written. The caller checks first that the file is neither the
+// input nor another output (io/file_identity.hpp).
 class StatsOutput {
  public:
   explicit StatsOutput(const std::string& path);
 
-  // Writes `json` (one line) to the temporary file, or holds it for standard output.
+  // Writes `json` (one line) to the temporary file, or to standard output, which cannot be taken
+  // back: call it before committing anything, so that a failed write commits nothing.
   void prepare(const JsonObject& json);
-  // Makes the prepared statistics visible: renames the file into place, or prints them.
+  // Makes the prepared statistics visible: renames the file into place.
   void commit();
 
  private:
   std::string path_;
   std::optional<OutputFile> file_;
-  std::string pending_;
 };
 
 }  // namespace rmgsort

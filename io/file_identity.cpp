@@ -1,0 +1,62 @@
+#include "io/file_identity.hpp"
+
+#include <sys/stat.h>
+
+#include "io/error.hpp"
+#include "io/output_target.hpp"
+
+namespace rmgsort {
+namespace {
+
+FileIdentity identity_of(const struct stat& st) {
+  return FileIdentity{st.st_dev, st.st_ino, "", S_ISREG(st.st_mode)};
+}
+
+}  // namespace
+
+std::optional<FileIdentity> identity_of_descriptor(int fd) {
+  struct stat st {};
+  if (fstat(fd, &st) != 0) return std::nullopt;
+  return identity_of(st);
+}
+
+std::optional<FileIdentity> identity_of_existing(const std::string& path) {
+  struct stat st {};
+  if (path.empty() || stat(path.c_str(), &st) != 0) return std::nullopt;
+  return identity_of(st);
+}
+
+std::optional<FileIdentity> identity_of_output(const std::string& path) {
+  std::string target;
+  try {
+    target = resolve_output_target(path);
+  } catch (const Error&) {
+    return std::nullopt;  // a refused link: creating the output reports it, named by its option
+  }
+  if (auto existing = identity_of_existing(target)) return existing;
+  const auto [directory, name] = split_directory(target);
+  if (name.empty() || name == "." || name == "..") return std::nullopt;
+  auto parent = identity_of_existing(directory.empty() ? "." : directory);
+  if (!parent) return std::nullopt;
+  parent->name = name;
+  parent->regular = false;
+  return parent;
+}
+
+void require_separate_files(const std::vector<WrittenFile>& files, const std::optional<FileIdentity>& input,
+                            const std::string& input_name) {
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    const WrittenFile& file = files[i];
+    if (!file.identity) continue;
+    if (input && input->regular && !file.replaces_by_rename && *file.identity == *input)
+      throw Error(file.label + ": is the input file " + input_name +
+                  "; writing it would destroy the input; give it another file");
+    for (std::size_t j = 0; j < i; ++j) {
+      if (files[j].identity && *files[j].identity == *file.identity)
+        throw Error(file.label + " and " + files[j].label +
+                    " are the same file: both would be written into it; give each its own file");
+    }
+  }
+}
+
+}  // namespace rmgsort

@@ -1,0 +1,51 @@
+// Whether two names lead to the same file, by device and inode, never by spelling: hard links,
+// symbolic links, `d/../d/f`, /dev/stdout, /dev/fd/N and /proc/self/fd/N all lead to the file they
+// name. A run checks with these, before it reads or creates anything, that no file it writes is the
+// input or another file it writes.
+#pragma once
+
+#include <sys/types.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rmgsort {
+
+struct FileIdentity {
+  dev_t device = 0;  // of the file, or of the directory a file not created yet will be created in
+  ino_t inode = 0;
+  std::string name;      // "" for an existing file; the name in that directory of one not created yet
+  bool regular = false;  // an existing regular file (not part of the comparison)
+
+  friend bool operator==(const FileIdentity& a, const FileIdentity& b) {
+    return a.device == b.device && a.inode == b.inode && a.name == b.name;
+  }
+};
+
+// The file open on FD; nullopt when FD is not open.
+[[nodiscard]] std::optional<FileIdentity> identity_of_descriptor(int fd);
+// The existing file PATH leads to (symbolic links followed); nullopt when there is none (yet).
+[[nodiscard]] std::optional<FileIdentity> identity_of_existing(const std::string& path);
+// What writing the output PATH writes (io/output_file.hpp): the existing file it leads to, else the
+// file it will create, named by its directory and its name there (after following a symbolic link at
+// PATH as OutputFile does). nullopt when that directory does not exist either, or for a link
+// io/output_target.hpp refuses: creating the output fails then, with its own message.
+[[nodiscard]] std::optional<FileIdentity> identity_of_output(const std::string& path);
+
+// A file a run writes, for the checks below.
+struct WrittenFile {
+  std::string label;                     // how messages name it: "-o out.u64", "--stats -"
+  std::optional<FileIdentity> identity;  // nullopt: unknown, never equal to another
+  // Written to a temporary file renamed over it when complete (OutputFile): it may be the input,
+  // which stays readable until then. Anything written in place (standard output, --stats) may not.
+  bool replaces_by_rename = false;
+};
+
+// Throws rmgsort::Error naming both when two of FILES are the same file (one would overwrite the
+// other), and when one written in place is the regular file INPUT (named INPUT_NAME), which it would
+// destroy as it is read. A new output joins the check by joining FILES.
+void require_separate_files(const std::vector<WrittenFile>& files, const std::optional<FileIdentity>& input,
+                            const std::string& input_name);
+
+}  // namespace rmgsort

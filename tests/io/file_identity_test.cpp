@@ -1,0 +1,140 @@
+#include "io/file_identity.hpp"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <string>
+#include <vector>
+
+#include "io/error.hpp"
+#include "io/output_target.hpp"
+#include "io/standard_descriptors.hpp"
+#include "io_test_support.hpp"
+
+namespace rmgsort {
+namespace {
+
+// The message require_separate_files throws, or "" when it accepts FILES.
+std::string refusal(const std::vector<WrittenFile>& files, const std::optional<FileIdentity>& input = std::nullopt) {
+  try {
+    require_separate_files(files, input, "in");
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(FileIdentity, EveryNameOfAnExistingFileIsTheSameFile) {
+  test::TempDir dir(test::disk_directory());
+  const std::string path = dir.file("keys");
+  test::write_plain_file(path, test::pattern_bytes(64));
+  ASSERT_EQ(link(path.c_str(), dir.file("hard").c_str()), 0);
+  ASSERT_EQ(symlink(path.c_str(), dir.file("soft").c_str()), 0);
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  const auto identity = identity_of_existing(path);
+  ASSERT_TRUE(identity);
+  EXPECT_TRUE(identity->regular);
+  for (const std::string& name : {dir.file("hard"), dir.file("soft"), dir.path() + "/../" +
+                                                                           dir.path().substr(dir.path().rfind('/') + 1) + "/keys",
+                                  "/dev/fd/" + std::to_string(fd), "/proc/self/fd/" + std::to_string(fd)}) {
+    EXPECT_EQ(identity_of_existing(name), identity) << name;
+    EXPECT_EQ(identity_of_output(name), identity) << name;
+  }
+  EXPECT_EQ(identity_of_descriptor(fd), identity);
+  close(fd);
+}
+
+TEST(FileIdentity, AnOutputNotCreatedYetIsItsDirectoryAndName) {
+  test::TempDir dir(test::disk_directory());
+  ASSERT_EQ(mkdir(dir.file("d").c_str(), 0755), 0);
+  const auto identity = identity_of_output(dir.file("d/new"));
+  ASSERT_TRUE(identity);
+  EXPECT_EQ(identity->name, "new");
+  EXPECT_FALSE(identity->regular);
+  EXPECT_EQ(identity_of_output(dir.file("d/../d/new")), identity);
+  EXPECT_NE(identity_of_output(dir.file("d/other")), identity);
+  EXPECT_NE(identity_of_output(dir.file("new")), identity);
+  // A dangling link is what OutputFile replaces: the link itself, not its missing target.
+  ASSERT_EQ(symlink("gone", dir.file("d/link").c_str()), 0);
+  EXPECT_EQ(identity_of_output(dir.file("d/link"))->name, "link");
+  EXPECT_FALSE(identity_of_output(dir.file("missing/new")));
+  EXPECT_FALSE(identity_of_existing(dir.file("d/new")));
+}
+
+TEST(FileIdentity, DescriptorsOfOnePipeAreOneFile) {
+  int ends[2];
+  ASSERT_EQ(pipe(ends), 0);
+  EXPECT_EQ(identity_of_descriptor(ends[0]), identity_of_descriptor(ends[1]));
+  EXPECT_EQ(identity_of_existing("/proc/self/fd/" + std::to_string(ends[1])), identity_of_descriptor(ends[0]));
+  close(ends[0]);
+  close(ends[1]);
+  EXPECT_FALSE(identity_of_descriptor(ends[0]));
+}
+
+TEST(RequireSeparateFiles, TwoOutputsThatAreOneFileAreRefusedNamingBoth) {
+  test::TempDir dir(test::disk_directory());
+  const std::string message = refusal({{"-o out", identity_of_output(dir.file("out")), true},
+                                       {"--stats x/../out", identity_of_output(dir.file("out"))}});
+  EXPECT_NE(message.find("--stats x/../out and -o out are the same file"), std::string::npos) << message;
+  EXPECT_EQ(refusal({{"-o out", identity_of_output(dir.file("out")), true},
+                     {"--stats stats", identity_of_output(dir.file("stats"))}}),
+            "");
+  EXPECT_EQ(refusal({{"-o out", std::nullopt, true}, {"--stats out", std::nullopt}}), "");  // unknown: not equal
+}
+
+TEST(RequireSeparateFiles, OnlyAnOutputReplacedByRenameMayBeTheInput) {
+  test::TempDir dir(test::disk_directory());
+  const std::string path = dir.file("in");
+  test::write_plain_file(path, test::pattern_bytes(64));
+  const auto input = identity_of_existing(path);
+  EXPECT_EQ(refusal({{"-o in", identity_of_output(path), true}}, input), "");
+  const std::string message = refusal({{"-o out", identity_of_output(dir.file("out")), true},
+                                       {"--stats in", identity_of_output(path)}},
+                                      input);
+  EXPECT_NE(message.find("--stats in: is the input file in"), std::string::npos) << message;
+  // A non-regular input (/dev/null, a pipe) is not damaged by being written.
+  EXPECT_EQ(refusal({{"--stats /dev/null", identity_of_output("/dev/null")}}, identity_of_existing("/dev/null")), "");
+}
+
+TEST(OutputTarget, AnotherUsersLinkInAStickyWorldWritableDirectoryIsRefused) {
+  if (geteuid() != 0) GTEST_SKIP() << "creating another user's link needs root";
+  test::TempDir dir(test::disk_directory());
+  ASSERT_EQ(chmod(dir.path().c_str(), 01777), 0);
+  test::write_plain_file(dir.file("target"), test::pattern_bytes(8));
+  ASSERT_EQ(symlink(dir.file("target").c_str(), dir.file("link").c_str()), 0);
+  ASSERT_EQ(lchown(dir.file("link").c_str(), 65534, 65534), 0);
+  try {
+    (void)resolve_output_target(dir.file("link"));
+    ADD_FAILURE() << "the link was followed";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("fs.protected_symlinks"), std::string::npos) << e.what();
+  }
+  // The directory's owner's link, or a directory without the sticky bit: followed.
+  ASSERT_EQ(lchown(dir.file("link").c_str(), 0, 0), 0);
+  EXPECT_EQ(resolve_output_target(dir.file("link")), dir.file("target"));
+  ASSERT_EQ(lchown(dir.file("link").c_str(), 65534, 65534), 0);
+  ASSERT_EQ(chmod(dir.path().c_str(), 0777), 0);
+  EXPECT_EQ(resolve_output_target(dir.file("link")), dir.file("target"));
+}
+
+TEST(StandardDescriptors, AClosedOneIsHeldSoNoFileLandsThere) {
+  const int status = test::run_in_child([] {
+    close(STDOUT_FILENO);
+    const ClosedStandardDescriptors closed = hold_closed_standard_descriptors();
+    if (!closed.output || closed.input || closed.error) return 1;
+    const int fd = open("/dev/zero", O_RDONLY | O_CLOEXEC);
+    if (fd <= STDERR_FILENO) return 2;
+    struct stat held {}, null {};
+    if (fstat(STDOUT_FILENO, &held) != 0 || stat("/dev/null", &null) != 0) return 3;
+    return held.st_rdev == null.st_rdev ? 0 : 4;
+  });
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+}
+
+}  // namespace
+}  // namespace rmgsort
