@@ -44,6 +44,17 @@ ProgressMode progress_option(const std::string& text) {
   throw Error("--progress: unknown mode '" + text + "' (expected auto, always or never)");
 }
 
+// An empty value would silently mean the default (--host-memory '', -T '', --stats '') or name no file
+// (-o '', an empty INPUT): every option that takes a value refuses one, as "--host-memory: empty value".
+// A transform runs before the option's other checks (--threads' range), so the message is always this.
+void refuse_empty_values(CLI::App& command) {
+  const CLI::Validator non_empty(
+      [](std::string& value) { return value.empty() ? std::string("empty value") : std::string(); }, "", "non-empty");
+  for (CLI::Option* option : command.get_options()) {
+    if (option->get_type_size_max() > 0) option->transform(non_empty);  // flags take no value
+  }
+}
+
 // Text of the options whose conversion may fail with our own messages (CLI11 only collects them).
 struct RawOptions {
   std::string type, host_memory, gpu_memory, progress = "auto", count, size, distribution = "uniform", seed = "1";
@@ -71,6 +82,7 @@ void add_sort_command(CLI::App& app, SortOptions& sort, RawOptions& raw) {
       ->capture_default_str();
   cmd->add_flag("--verify", sort.verify,
                 "Check order and that the output is a permutation of the input before committing it");
+  refuse_empty_values(*cmd);
 }
 
 void add_generate_command(CLI::App& app, GenerateOptions& generate, RawOptions& raw) {
@@ -87,6 +99,7 @@ void add_generate_command(CLI::App& app, GenerateOptions& generate, RawOptions& 
       ->capture_default_str();
   cmd->add_option("--threads", generate.threads, "CPU threads (default: every core)")->check(CLI::Range(1u, 4096u));
   cmd->add_option("--progress", raw.progress, "Progress on standard error: auto, always, never")->capture_default_str();
+  refuse_empty_values(*cmd);
 }
 
 void add_check_command(CLI::App& app, CheckOptions& check, RawOptions& raw) {
@@ -99,6 +112,7 @@ void add_check_command(CLI::App& app, CheckOptions& check, RawOptions& raw) {
   cmd->add_flag_function(
       "-r,--descending", [&check](std::int64_t) { check.order = SortOrder::descending; },
       "Expect largest first (NaNs last)");
+  refuse_empty_values(*cmd);
 }
 
 // Runs `body` with oneTBB limited to `threads` (0: no limit).

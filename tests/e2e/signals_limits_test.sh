@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The limits and dispositions a run inherits: writing past `ulimit -f` is an error naming the output
-# (not a death by SIGXFSZ that leaves a temporary file), and a SIGHUP or SIGINT ignored by whoever
-# started the run (nohup, `cmd &` in a script) stays ignored while SIGTERM still ends it.
+# (not a death by SIGXFSZ that leaves a temporary file), a SIGHUP or SIGINT ignored by whoever started
+# the run (nohup, `cmd &` in a script) stays ignored while SIGTERM still ends it, and an empty option
+# value is refused instead of meaning the default.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 require_python
 
@@ -181,5 +182,46 @@ signal_case "SIGINT not ignored: exit 130, temporary file removed, old output un
   "${DEFAULT_SIGNALS[@]}" "$RMGSORT"
 signal_case "SIGTERM under trap '' TERM is still handled: exit 143, temporary file removed" TERM 143 \
   bash -c 'trap "" TERM && exec "$@"' ignore-term "$RMGSORT"
+
+echo "== empty option values"
+# empty_value NAME ARG...: `rmgsort ARG...` (one of them empty) is refused before anything is read
+# or written: exit 2, "rmgsort: NAME: empty value", nothing on stdout, nothing created.
+empty_value() {
+  local name=$1
+  shift
+  begin "${name} '' ($1): exit 2 with '$name: empty value', nothing read or created"
+  local dir=$WORK/empty
+  rm -rf "$dir"
+  mkdir -p "$dir"
+  cd "$dir" || exit 2
+  rmg "$@"
+  cd "$WORK" || exit 2
+  expect_rc 2
+  expect_error_message
+  expect_stderr "rmgsort: $name: empty value"
+  expect_stdout_empty
+  [[ -z "$(files_in "$dir")" ]] || fail "files created: $(files_in "$dir")"
+  end
+}
+OUT=$WORK/empty-case.out
+empty_value --host-memory sort "$IN/u32.bin" -o "$OUT" -t u32 --host-memory ''
+empty_value --gpu-memory sort "$IN/u32.bin" -o "$OUT" -t u32 --gpu-memory ''
+empty_value --temp-dir sort "$IN/u32.bin" -o "$OUT" -t u32 -T ''
+empty_value --stats sort "$IN/u32.bin" -o "$OUT" -t u32 --stats ''
+empty_value --output sort "$IN/u32.bin" -o '' -t u32
+empty_value INPUT sort '' -o "$OUT" -t u32
+empty_value --type sort "$IN/u32.bin" -o "$OUT" -t ''
+empty_value --gpus sort "$IN/u32.bin" -o "$OUT" -t u32 --gpus ''
+empty_value --threads sort "$IN/u32.bin" -o "$OUT" -t u32 --threads ''
+empty_value --progress sort "$IN/u32.bin" -o "$OUT" -t u32 --progress ''
+empty_value --output generate -o '' -t u32 --count 10
+empty_value --count generate -o "$OUT" -t u32 --count ''
+empty_value --size generate -o "$OUT" -t u32 --size ''
+empty_value --dist generate -o "$OUT" -t u32 --count 10 --dist ''
+empty_value --seed generate -o "$OUT" -t u32 --count 10 --seed ''
+empty_value --threads generate -o "$OUT" -t u32 --count 10 --threads ''
+empty_value FILE check '' -t u32
+empty_value --input check "$IN/u32.bin" -t u32 --input ''
+empty_value --type check "$IN/u32.bin" -t ''
 
 summary
