@@ -3,12 +3,14 @@
 #include <CLI/CLI.hpp>
 #include <tbb/global_control.h>
 
+#include <cerrno>
 #include <charconv>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
 #include <memory>
 #include <new>
+#include <string_view>
 
 #include "app/commands.hpp"
 #include "app/size_parse.hpp"
@@ -53,6 +55,12 @@ void refuse_empty_values(CLI::App& command) {
   for (CLI::Option* option : command.get_options()) {
     if (option->get_type_size_max() > 0) option->transform(non_empty);  // flags take no value
   }
+}
+
+// What a user can do when memory cannot be had: only sort has --host-memory to lower.
+std::string memory_hint(std::string_view command) {
+  if (command == "sort") return "lower --host-memory below the process's memory limit, `ulimit -v`, or free memory";
+  return "raise the process's memory limit, `ulimit -v`, or free memory";
 }
 
 // Text of the options whose conversion may fail with our own messages (CLI11 only collects them).
@@ -123,7 +131,8 @@ int with_threads(unsigned threads, F&& body) {
   return body();
 }
 
-int dispatch(int argc, char** argv) {
+// Sets COMMAND to the subcommand's name once the command line is parsed.
+int dispatch(int argc, char** argv, std::string& command) {
   CLI::App app{"rmgsort: sorts binary files of fixed-width keys on every GPU of the machine, or on the CPU"};
   app.set_version_flag("--version", "rmgsort " RMGSORT_VERSION);
   app.require_subcommand(1);
@@ -153,6 +162,7 @@ int dispatch(int argc, char** argv) {
     return kExitError;
   }
 
+  command = app.get_subcommands().front()->get_name();
   install_cleanup_signal_handlers();
   if (app.got_subcommand("sort")) {
     sort.type = key_type_option(raw.type);
@@ -178,12 +188,17 @@ int dispatch(int argc, char** argv) {
 }  // namespace
 
 int run_command_line(int argc, char** argv) {
+  std::string command;
   try {
-    return dispatch(argc, argv);
+    return dispatch(argc, argv, command);
   } catch (const Error& e) {
-    std::fprintf(stderr, "rmgsort: %s\n", e.what());
+    if (e.error_number() == ENOMEM) {
+      std::fprintf(stderr, "rmgsort: %s (%s)\n", e.what(), memory_hint(command).c_str());
+    } else {
+      std::fprintf(stderr, "rmgsort: %s\n", e.what());
+    }
   } catch (const std::bad_alloc&) {
-    std::fprintf(stderr, "rmgsort: out of memory (try a smaller --host-memory or fewer --threads)\n");
+    std::fprintf(stderr, "rmgsort: out of memory (%s)\n", memory_hint(command).c_str());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "rmgsort: unexpected error: %s\n", e.what());
   }

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The limits and dispositions a run inherits: writing past `ulimit -f` is an error naming the output
 # (not a death by SIGXFSZ that leaves a temporary file), a SIGHUP or SIGINT ignored by whoever started
-# the run (nohup, `cmd &` in a script) stays ignored while SIGTERM still ends it, and an empty option
-# value is refused instead of meaning the default.
+# the run (nohup, `cmd &` in a script) stays ignored while SIGTERM still ends it, memory denied by
+# `ulimit -v` comes with a hint, and an empty option value is refused instead of meaning the default.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 require_python
 
@@ -223,5 +223,24 @@ empty_value --threads generate -o "$OUT" -t u32 --count 10 --threads ''
 empty_value FILE check '' -t u32
 empty_value --input check "$IN/u32.bin" -t u32 --input ''
 empty_value --type check "$IN/u32.bin" -t ''
+
+echo "== memory denied by ulimit -v"
+# A 2 GiB input (sparse: nothing to read from disk) sorted in memory with --host-memory 8G needs two
+# 2 GiB buffers; the address space is limited to 1 GiB, so the first one cannot be had.
+begin "sort in memory under ulimit -v: exit 2, 'cannot allocate' with a hint naming --host-memory and ulimit -v, nothing left"
+dir=$WORK/ulimit-v
+mkdir -p "$dir"
+truncate -s 2G "$dir/sparse.u64"
+printf 'OLD OUTPUT' >"$dir/out.u64"
+run bash -c 'ulimit -v 1048576 && exec "$@"' limited-memory \
+  "$RMGSORT" sort "$dir/sparse.u64" -o "$dir/out.u64" -t u64 --gpus none --host-memory 8G --threads 2
+expect_rc 2
+expect_error_message
+expect_stderr "cannot allocate" \
+  "(lower --host-memory below the process's memory limit, \`ulimit -v\`, or free memory)"
+[[ "$(cat "$dir/out.u64")" == "OLD OUTPUT" ]] || fail "the old output changed"
+expect_no_temp "$dir"
+rm -f "$dir/sparse.u64"
+end
 
 summary
