@@ -3,12 +3,14 @@
 #include <CLI/CLI.hpp>
 #include <tbb/global_control.h>
 
+#include <cerrno>
 #include <charconv>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
 #include <memory>
 #include <new>
+#include <string_view>
 
 #include "app/commands.hpp"
 #include "app/size_parse.hpp"
@@ -44,6 +46,23 @@ ProgressMode progress_option(const std::string& text) {
   throw Error("--progress: unknown mode '" + text + "' (expected auto, always or never)");
 }
 
+// An empty value would silently mean the default (--host-memory '', -T '', --stats '') or name no file
+// (-o '', an empty INPUT): every option that takes a value refuses one, as "--host-memory: empty value".
+// A transform runs before the option's other checks (--threads' range), so the message is always this.
+void refuse_empty_values(CLI::App& command) {
+  const CLI::Validator non_empty(
+      [](std::string& value) { return value.empty() ? std::string("empty value") : std::string(); }, "", "non-empty");
+  for (CLI::Option* option : command.get_options()) {
+    if (option->get_type_size_max() > 0) option->transform(non_empty);  // flags take no value
+  }
+}
+
+// What a user can do when memory cannot be had: only sort has --host-memory to lower.
+std::string memory_hint(std::string_view command) {
+  if (command == "sort") return "lower --host-memory below the process's memory limit, `ulimit -v`, or free memory";
+  return "raise the process's memory limit, `ulimit -v`, or free memory";
+}
+
 // Text of the options whose conversion may fail with our own messages (CLI11 only collects them).
 struct RawOptions {
   std::string type, host_memory, gpu_memory, progress = "auto", count, size, distribution = "uniform", seed = "1";
@@ -71,6 +90,7 @@ void add_sort_command(CLI::App& app, SortOptions& sort, RawOptions& raw) {
       ->capture_default_str();
   cmd->add_flag("--verify", sort.verify,
                 "Check order and that the output is a permutation of the input before committing it");
+  refuse_empty_values(*cmd);
 }
 
 void add_generate_command(CLI::App& app, GenerateOptions& generate, RawOptions& raw) {
@@ -87,6 +107,7 @@ void add_generate_command(CLI::App& app, GenerateOptions& generate, RawOptions& 
       ->capture_default_str();
   cmd->add_option("--threads", generate.threads, "CPU threads (default: every core)")->check(CLI::Range(1u, 4096u));
   cmd->add_option("--progress", raw.progress, "Progress on standard error: auto, always, never")->capture_default_str();
+  refuse_empty_values(*cmd);
 }
 
 void add_check_command(CLI::App& app, CheckOptions& check, RawOptions& raw) {
@@ -99,6 +120,7 @@ void add_check_command(CLI::App& app, CheckOptions& check, RawOptions& raw) {
   cmd->add_flag_function(
       "-r,--descending", [&check](std::int64_t) { check.order = SortOrder::descending; },
       "Expect largest first (NaNs last)");
+  refuse_empty_values(*cmd);
 }
 
 // Runs `body` with oneTBB limited to `threads` (0: no limit).
@@ -109,7 +131,8 @@ int with_threads(unsigned threads, F&& body) {
   return body();
 }
 
-int dispatch(int argc, char** argv) {
+// Sets COMMAND to the subcommand's name once the command line is parsed.
+int dispatch(int argc, char** argv, std::string& command) {
   CLI::App app{"rmgsort: sorts binary files of fixed-width keys on every GPU of the machine, or on the CPU"};
   app.set_version_flag("--version", "rmgsort " RMGSORT_VERSION);
   app.require_subcommand(1);
@@ -139,6 +162,7 @@ int dispatch(int argc, char** argv) {
     return kExitError;
   }
 
+  command = app.get_subcommands().front()->get_name();
   install_cleanup_signal_handlers();
   if (app.got_subcommand("sort")) {
     sort.type = key_type_option(raw.type);
@@ -164,12 +188,17 @@ int dispatch(int argc, char** argv) {
 }  // namespace
 
 int run_command_line(int argc, char** argv) {
+  std::string command;
   try {
-    return dispatch(argc, argv);
+    return dispatch(argc, argv, command);
   } catch (const Error& e) {
-    std::fprintf(stderr, "rmgsort: %s\n", e.what());
+    if (e.error_number() == ENOMEM) {
+      std::fprintf(stderr, "rmgsort: %s (%s)\n", e.what(), memory_hint(command).c_str());
+    } else {
+      std::fprintf(stderr, "rmgsort: %s\n", e.what());
+    }
   } catch (const std::bad_alloc&) {
-    std::fprintf(stderr, "rmgsort: out of memory (try a smaller --host-memory or fewer --threads)\n");
+    std::fprintf(stderr, "rmgsort: out of memory (%s)\n", memory_hint(command).c_str());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "rmgsort: unexpected error: %s\n", e.what());
   }

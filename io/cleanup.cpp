@@ -31,9 +31,30 @@ static_assert(std::atomic<std::uint64_t>::is_always_lock_free, "the signal handl
 // Static storage: no allocation, zero-initialized before main(), 1 MiB of mostly untouched pages.
 std::array<Slot, kMaxCleanupPaths> g_slots;
 
+// The signals whose handler unlinks the registered paths and exits.
+constexpr int kHandledSignals[] = {SIGINT, SIGTERM, SIGHUP};
+
 extern "C" void unlink_and_exit(int signal_number) {
   unlink_registered_paths();
   _exit(128 + signal_number);
+}
+
+// Whoever started us with SIGHUP or SIGINT ignored (nohup, a background job of a non-interactive
+// shell) asked that they not stop the run: that SIG_IGN is kept, as GNU sort keeps it. SIGTERM is how
+// a run is stopped on purpose and is always handled.
+bool keeps_inherited_ignore(int signal_number) {
+  if (signal_number == SIGTERM) return false;
+  struct sigaction current {};
+  return sigaction(signal_number, nullptr, &current) == 0 && current.sa_handler == SIG_IGN;
+}
+
+void ignore_signal(int signal_number) {
+  struct sigaction ignore {};
+  ignore.sa_handler = SIG_IGN;
+  sigemptyset(&ignore.sa_mask);
+  if (sigaction(signal_number, &ignore, nullptr) != 0) {
+    throw_errno("signal handler", "cannot ignore " + std::string(strsignal(signal_number)));
+  }
 }
 
 }  // namespace
@@ -84,17 +105,17 @@ void install_cleanup_signal_handlers() {
   sigemptyset(&action.sa_mask);
   // Block the other handled signals while one runs, so two handlers never interleave their unlinks
   // with an _exit (harmless, but it would make the exit code depend on timing).
-  for (int signal_number : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&action.sa_mask, signal_number);
-  for (int signal_number : {SIGINT, SIGTERM, SIGHUP}) {
+  for (int signal_number : kHandledSignals) sigaddset(&action.sa_mask, signal_number);
+  for (int signal_number : kHandledSignals) {
+    if (keeps_inherited_ignore(signal_number)) continue;
     if (sigaction(signal_number, &action, nullptr) != 0) {
-      throw Error(
-          errno_message("signal handler", "cannot install for " + std::string(strsignal(signal_number)), errno));
+      throw_errno("signal handler", "cannot install for " + std::string(strsignal(signal_number)));
     }
   }
-  struct sigaction ignore {};
-  ignore.sa_handler = SIG_IGN;
-  sigemptyset(&ignore.sa_mask);
-  if (sigaction(SIGPIPE, &ignore, nullptr) != 0) throw_errno("signal handler", "cannot ignore SIGPIPE");
+  // Writing to a closed pipe then fails with EPIPE, and writing past `ulimit -f` with EFBIG: both
+  // reach the writers as errors naming the output, and the unwinding removes the temporary files.
+  ignore_signal(SIGPIPE);
+  ignore_signal(SIGXFSZ);
 }
 
 }  // namespace rmgsort

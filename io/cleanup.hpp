@@ -23,9 +23,11 @@ void unregister_cleanup_path(int slot) noexcept;
 void unlink_registered_paths() noexcept;
 
 // Installs handlers for SIGINT, SIGTERM and SIGHUP that unlink every registered path and then
-// _exit(128 + signal): 130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP. SIGPIPE is ignored instead, so
-// that writing to a closed pipe fails with EPIPE, which the writers report as an Error naming the
-// output, and the normal unwinding removes temporary files. Call once, early in main().
+// _exit(128 + signal): 130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP. A SIGINT or SIGHUP that the
+// process inherited ignored (nohup, `cmd &` in a script) stays ignored. SIGPIPE and SIGXFSZ are
+// ignored instead, so that writing to a closed pipe fails with EPIPE and writing past `ulimit -f`
+// with EFBIG, which the writers report as an Error naming the output, and the normal unwinding
+// removes temporary files. Call once, early in main().
 void install_cleanup_signal_handlers();
 
 // Owns one registration: registers in the constructor, unregisters in the destructor.

@@ -14,6 +14,14 @@ namespace rmgsort {
 class Error : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
+  Error(const std::string& message, int error_number) : std::runtime_error(message), error_number_(error_number) {}
+
+  // The errno the error came from (ENOMEM, ENOSPC, EFBIG, ...), so that callers can tell causes apart
+  // without matching text; 0 when it came from none.
+  [[nodiscard]] int error_number() const noexcept { return error_number_; }
+
+ private:
+  int error_number_ = 0;
 };
 
 // "PATH: WHAT: strerror(err)", e.g. "out/keys.bin: cannot open for writing: No such file or directory".
@@ -24,7 +32,7 @@ class Error : public std::runtime_error {
 }
 
 [[noreturn]] inline void throw_errno(std::string_view path, std::string_view what, int err = errno) {
-  throw Error(errno_message(path, what, err));
+  throw Error(errno_message(path, what, err), err);
 }
 
 // Precondition check that stays on in release builds.

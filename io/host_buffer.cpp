@@ -22,7 +22,7 @@ constexpr std::size_t round_up(std::size_t bytes) {
 }
 
 [[noreturn]] void throw_allocation_failure(std::size_t bytes, int err) {
-  throw Error("cannot allocate " + std::to_string(bytes) + " bytes of host memory: " + std::strerror(err));
+  throw Error("cannot allocate " + std::to_string(bytes) + " bytes of host memory: " + std::strerror(err), err);
 }
 
 // Huge pages cut the page faults of first touch by 512x and the TLB misses of the radix passes. The

@@ -1,14 +1,20 @@
 #include "io/cleanup.hpp"
 
 #include <gtest/gtest.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <cerrno>
 
 #include <string>
 #include <vector>
 
+#include "io/blocking_io.hpp"
 #include "io/error.hpp"
+#include "io/unique_fd.hpp"
 #include "io_test_support.hpp"
 
 namespace rmgsort {
@@ -16,9 +22,12 @@ namespace {
 
 void touch(const std::string& path) { test::write_plain_file(path, test::pattern_bytes(10)); }
 
-// In a child: registers REGISTERED, leaves KEPT unregistered, then raises SIGNAL.
-int status_after_signal(int signal_number, const std::vector<std::string>& registered, const std::string& kept) {
+// In a child that starts with SIGNAL at DISPOSITION (the default: whatever ran the tests may have left
+// SIGINT ignored): registers REGISTERED, leaves KEPT unregistered, then raises SIGNAL.
+int status_after_signal(int signal_number, const std::vector<std::string>& registered, const std::string& kept,
+                        sighandler_t disposition = SIG_DFL) {
   return test::run_in_child([&] {
+    signal(signal_number, disposition);
     install_cleanup_signal_handlers();
     for (const std::string& path : registered) {
       touch(path);
@@ -28,7 +37,7 @@ int status_after_signal(int signal_number, const std::vector<std::string>& regis
     const int unregistered_slot = register_cleanup_path(kept);
     unregister_cleanup_path(unregistered_slot);
     raise(signal_number);
-    return 0;  // not reached
+    return 0;  // reached only when SIGNAL is ignored
   });
 }
 
@@ -51,6 +60,48 @@ TEST(Cleanup, SigintExits130AndSighup129) {
     EXPECT_EQ(WEXITSTATUS(status), code);
     EXPECT_FALSE(test::file_exists(dir.file("x.tmp")));
   }
+}
+
+// nohup, or `cmd &` in a script: the caller asked that SIGHUP or SIGINT not stop the run.
+TEST(Cleanup, InheritedIgnoreOfSighupAndSigintIsKept) {
+  for (int signal_number : {SIGHUP, SIGINT}) {
+    test::TempDir dir(test::disk_directory());
+    const int status = status_after_signal(signal_number, {dir.file("x.tmp")}, dir.file("kept"), SIG_IGN);
+    ASSERT_TRUE(WIFEXITED(status)) << status;
+    EXPECT_EQ(WEXITSTATUS(status), 0) << strsignal(signal_number);  // raise() returned: ignored
+    EXPECT_TRUE(test::file_exists(dir.file("x.tmp"))) << strsignal(signal_number);
+  }
+}
+
+TEST(Cleanup, SigtermIsHandledEvenWhenInheritedIgnored) {
+  test::TempDir dir(test::disk_directory());
+  const int status = status_after_signal(SIGTERM, {dir.file("x.tmp")}, dir.file("kept"), SIG_IGN);
+  ASSERT_TRUE(WIFEXITED(status)) << status;
+  EXPECT_EQ(WEXITSTATUS(status), 143);
+  EXPECT_FALSE(test::file_exists(dir.file("x.tmp")));
+}
+
+// Past RLIMIT_FSIZE the kernel raises SIGXFSZ, whose default kills the process and leaves its
+// temporary files; ignored, the write fails with EFBIG and the writer reports it.
+TEST(Cleanup, WritingPastTheFileSizeLimitFailsWithEfbig) {
+  test::TempDir dir(test::disk_directory());
+  const std::string path = dir.file("limited");
+  const int status = test::run_in_child([&] {
+    install_cleanup_signal_handlers();
+    const rlimit limit{4096, 4096};
+    if (setrlimit(RLIMIT_FSIZE, &limit) != 0) return 10;
+    UniqueFd fd(open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
+    const std::vector<std::byte> data = test::pattern_bytes(3 * 4096);
+    try {
+      write_all(fd.get(), path, data.data(), data.size());
+    } catch (const Error& error) {
+      const bool names_file = std::string(error.what()) == path + ": write failed: File too large";
+      return error.error_number() == EFBIG && names_file ? 7 : 11;
+    }
+    return 12;
+  });
+  ASSERT_TRUE(WIFEXITED(status)) << "killed by " << (WIFSIGNALED(status) ? strsignal(WTERMSIG(status)) : "?");
+  EXPECT_EQ(WEXITSTATUS(status), 7);
 }
 
 TEST(Cleanup, SigpipeIsIgnored) {

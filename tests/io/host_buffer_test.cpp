@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -12,6 +14,7 @@
 #include <vector>
 
 #include "io/error.hpp"
+#include "io_test_support.hpp"
 
 namespace rmgsort {
 namespace {
@@ -100,6 +103,29 @@ TEST(HostBuffer, AllocationFailureNamesTheSize) {
               std::string::npos)
         << error.what();
   }
+}
+
+// The cause travels as an errno, so that the command line can add its hint without matching text.
+TEST(HostBuffer, AllocationFailureCarriesEnomem) {
+  const auto error_number_of = [](auto&& allocate) {
+    try {
+      allocate();
+    } catch (const Error& error) {
+      return error.error_number();
+    }
+    return 0;
+  };
+  EXPECT_EQ(error_number_of([] { HostBuffer buffer(std::size_t{1} << 60); }), ENOMEM);
+  EXPECT_EQ(error_number_of([] { HostBuffer buffer(SIZE_MAX); }), ENOMEM);  // rounding up overflows
+  // Under `ulimit -v`, in a child: growing past the limit is ENOMEM too.
+  const int status = test::run_in_child([&] {
+    HostBuffer buffer(4096);
+    const rlimit limit{std::size_t{4} << 30, std::size_t{4} << 30};
+    if (setrlimit(RLIMIT_AS, &limit) != 0) return 10;
+    return error_number_of([&] { buffer.grow(std::size_t{8} << 30); }) == ENOMEM ? 0 : 11;
+  });
+  ASSERT_TRUE(WIFEXITED(status)) << status;
+  EXPECT_EQ(WEXITSTATUS(status), 0);
 }
 
 // Pages of [data, data + bytes) that are backed by memory now (mincore).

@@ -1,0 +1,246 @@
+#!/usr/bin/env bash
+# The limits and dispositions a run inherits: writing past `ulimit -f` is an error naming the output
+# (not a death by SIGXFSZ that leaves a temporary file), a SIGHUP or SIGINT ignored by whoever started
+# the run (nohup, `cmd &` in a script) stays ignored while SIGTERM still ends it, memory denied by
+# `ulimit -v` comes with a hint, and an empty option value is refused instead of meaning the default.
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+require_python
+
+IN=$WORK/in
+mkdir -p "$IN"
+"$RMGSORT" generate -o "$IN/m8.u64" -t u64 --size 8M --seed 31 &&
+  "$RMGSORT" generate -o "$IN/u32.bin" -t u32 --count 100003 --seed 32 ||
+  { echo "setup failed"; exit 2; }
+
+# limited BLOCKS ARG...: runs ARG... (stdout and stderr as `run` sets them) under `ulimit -f BLOCKS`
+# (1024-byte blocks); the limit applies to the files the run writes, not to this script.
+limited() {
+  local blocks=$1
+  shift
+  run bash -c 'ulimit -f "$1" && shift && exec "$@"' limited "$blocks" "$@"
+}
+
+# files_in DIR: the names in DIR, one line (for messages and comparisons).
+files_in() {
+  ls -A "$1" | tr '\n' ' '
+}
+
+echo "== writing past ulimit -f (1000 KiB)"
+# limit_case DESC DIR NAME ARG...: `rmgsort ARG...` (each @OUT@ replaced by DIR/NAME, an existing
+# file) under the limit: exit 2 naming the output and EFBIG, the old output untouched, nothing left.
+limit_case() {
+  local desc=$1 dir=$2 name=$3
+  shift 3
+  begin "$desc past ulimit -f: exit 2 naming the output and 'File too large', old output kept, no temporary file"
+  mkdir -p "$dir"
+  printf 'OLD OUTPUT' >"$dir/$name"
+  limited 1000 "$RMGSORT" "${@//@OUT@/$dir/$name}"
+  expect_rc 2
+  expect_error_message
+  expect_stderr "$dir/$name: " "File too large"
+  [[ "$(cat "$dir/$name")" == "OLD OUTPUT" ]] || fail "the old output changed"
+  expect_no_temp "$dir"
+  [[ "$(files_in "$dir")" == "$name " ]] || fail "unexpected files in $dir: $(files_in "$dir")"
+  end
+}
+limit_case "sort FILE -o OUT of 8 MiB" "$WORK/lim-sort" o8.u64 sort "$IN/m8.u64" -o @OUT@ -t u64
+limit_case "sort FILE -o OUT of 8 MiB on one thread" "$WORK/lim-sort1" o8.u64 \
+  sort "$IN/m8.u64" -o @OUT@ -t u64 --threads 1 --gpus none
+# A file's size is known: its output is reserved (fallocate) before it is written. A pipe's is not:
+# the writes themselves cross the limit.
+limit_case "sort of stdin (a file) -o OUT of 8 MiB" "$WORK/lim-stdin" o8.u64 sort -o @OUT@ -t u64 <"$IN/m8.u64"
+limit_case "sort of stdin (a pipe) -o OUT of 8 MiB" "$WORK/lim-pipe" o8.u64 sort -o @OUT@ -t u64 \
+  < <(cat "$IN/m8.u64")
+limit_case "generate -o OUT of 8 MiB" "$WORK/lim-gen" g8.u64 generate -o @OUT@ -t u64 --size 8M
+if [[ -d /dev/shm && -w /dev/shm ]]; then
+  SHM=$(mktemp -d /dev/shm/rmgsort-e2e.XXXXXX)
+  E2E_CLEANUP+=("rm -rf '$SHM'")
+  # tmpfs outputs are written through a shared mapping: the file grows by ftruncate.
+  limit_case "sort -o OUT on tmpfs (mapped writer)" "$SHM/lim-sort" o8.u64 sort "$IN/m8.u64" -o @OUT@ -t u64
+  limit_case "generate -o OUT on tmpfs (mapped writer)" "$SHM/lim-gen" g8.u64 generate -o @OUT@ -t u64 --size 8M
+else
+  begin "outputs on tmpfs past ulimit -f"
+  skip "no writable /dev/shm"
+fi
+
+# A stream of 8 MiB over 4M of host memory spills into files larger than 100 KiB: the spilling fails.
+begin "sort through spill files past ulimit -f: exit 2 naming the spill directory and 'File too large', nothing left"
+dir=$WORK/lim-spill
+mkdir -p "$dir/temp"
+limited 100 "$RMGSORT" sort -o "$dir/out.u64" -t u64 --gpus none --host-memory 4M -T "$dir/temp" < <(cat "$IN/m8.u64")
+expect_rc 2
+expect_error_message
+expect_stderr "$dir/temp" "File too large"
+expect_no_file "$dir/out.u64"
+expect_no_temp "$dir"
+[[ -z "$(files_in "$dir/temp")" ]] || fail "spill files left: $(files_in "$dir/temp")"
+end
+
+# stdout_limit_case DESC ARG...: `rmgsort ARG...` with standard output redirected to a file.
+stdout_limit_case() {
+  local desc=$1
+  shift
+  begin "$desc > FILE past ulimit -f: exit 2 naming standard output and 'File too large'"
+  local out=$WORK/lim-stdout.out
+  rm -f "$out"
+  run bash -c 'ulimit -f 1000 && exec "$@" >"$0"' "$out" "$RMGSORT" "$@"
+  expect_rc 2
+  expect_error_message
+  expect_stderr "File too large"
+  grep -qE 'rmgsort: (stdout|standard output)' "$WORK/stderr" || fail "the message does not name standard output"
+  end
+}
+stdout_limit_case "sort FILE" sort "$IN/m8.u64" -t u64
+stdout_limit_case "generate" generate -o - -t u64 --size 8M
+
+echo "== SIGHUP and SIGINT ignored by whoever started the run"
+# Each case runs rmgsort on a FIFO this script feeds: 4096 bytes, then (once the temporary output
+# exists) the signal, then the rest of the keys.
+DEFAULT_SIGNALS=()
+if env --default-signal=INT,HUP,TERM true 2>/dev/null; then DEFAULT_SIGNALS=(env --default-signal=INT,HUP,TERM); fi
+
+wait_for_temp() {
+  local i
+  for ((i = 0; i < 2000; i++)); do
+    compgen -G "$1/.*rmgsort*" >/dev/null && return 0
+    sleep 0.01
+  done
+  return 1
+}
+
+# wait_or_kill PID: waits up to 20 s for PID to exit, sets RC; kills it (and fails) if it does not.
+wait_or_kill() {
+  local i
+  for ((i = 0; i < 2000; i++)); do
+    kill -0 "$1" 2>/dev/null || break
+    sleep 0.01
+  done
+  if kill -0 "$1" 2>/dev/null; then
+    fail "rmgsort did not exit within 20 s"
+    kill -KILL "$1" 2>/dev/null
+  fi
+  wait "$1"
+  RC=$?
+}
+
+# signal_case DESC SIGNAL STATUS LAUNCH...: LAUNCH... (a command line ending in rmgsort's, run with
+# the FIFO as standard input) sorts the keys of u32.bin; SIGNAL arrives while it waits for more.
+# STATUS 0: the run ignores it and completes correctly; otherwise it ends with STATUS, the old
+# output untouched and no temporary file left.
+signal_case() {
+  local desc=$1 signal=$2 status=$3 dir=$WORK/sig-$RANDOM
+  shift 3
+  begin "$desc"
+  mkdir -p "$dir"
+  printf 'OLD OUTPUT' >"$dir/out.bin"
+  mkfifo "$dir/feed"
+  "$@" sort -o "$dir/out.bin" -t u32 <"$dir/feed" >/dev/null 2>"$WORK/stderr" &
+  local pid=$!
+  exec 3>"$dir/feed"
+  head -c 4096 "$IN/u32.bin" >&3
+  if ! wait_for_temp "$dir"; then
+    fail "no temporary output file appeared in $dir"
+    exec 3>&-
+    kill -KILL "$pid" 2>/dev/null
+    wait "$pid"
+    end
+    return
+  fi
+  kill "-$signal" "$pid"
+  if [[ $status -eq 0 ]]; then
+    sleep 0.3
+    kill -0 "$pid" 2>/dev/null || fail "rmgsort did not survive SIG$signal"
+    tail -c +4097 "$IN/u32.bin" >&3 2>/dev/null  # an external writer: a dead reader kills it, not us
+  fi
+  exec 3>&-
+  wait_or_kill "$pid"
+  expect_rc "$status"
+  if [[ $status -eq 0 ]]; then
+    expect_sorted_like u32 "$IN/u32.bin" "$dir/out.bin"
+  else
+    [[ "$(cat "$dir/out.bin")" == "OLD OUTPUT" ]] || fail "the old output changed"
+  fi
+  expect_no_temp "$dir"
+  [[ "$(files_in "$dir")" == "feed out.bin " ]] || fail "unexpected files in $dir: $(files_in "$dir")"
+  end
+}
+
+if command -v nohup >/dev/null; then
+  signal_case "SIGHUP under nohup: the run survives it and completes, sorted" HUP 0 \
+    "${DEFAULT_SIGNALS[@]}" nohup "$RMGSORT"
+else
+  begin "SIGHUP under nohup"
+  skip "no nohup here"
+fi
+signal_case "SIGHUP under trap '' HUP: the run survives it and completes, sorted" HUP 0 \
+  bash -c 'trap "" HUP && exec "$@"' ignore-hup "$RMGSORT"
+signal_case "SIGINT under trap '' INT (as a background job of a script): the run survives it, sorted" INT 0 \
+  bash -c 'trap "" INT && exec "$@"' ignore-int "$RMGSORT"
+signal_case "SIGHUP not ignored: exit 129, temporary file removed, old output untouched" HUP 129 \
+  "${DEFAULT_SIGNALS[@]}" "$RMGSORT"
+signal_case "SIGINT not ignored: exit 130, temporary file removed, old output untouched" INT 130 \
+  "${DEFAULT_SIGNALS[@]}" "$RMGSORT"
+signal_case "SIGTERM under trap '' TERM is still handled: exit 143, temporary file removed" TERM 143 \
+  bash -c 'trap "" TERM && exec "$@"' ignore-term "$RMGSORT"
+
+echo "== empty option values"
+# empty_value NAME ARG...: `rmgsort ARG...` (one of them empty) is refused before anything is read
+# or written: exit 2, "rmgsort: NAME: empty value", nothing on stdout, nothing created.
+empty_value() {
+  local name=$1
+  shift
+  begin "${name} '' ($1): exit 2 with '$name: empty value', nothing read or created"
+  local dir=$WORK/empty
+  rm -rf "$dir"
+  mkdir -p "$dir"
+  cd "$dir" || exit 2
+  rmg "$@"
+  cd "$WORK" || exit 2
+  expect_rc 2
+  expect_error_message
+  expect_stderr "rmgsort: $name: empty value"
+  expect_stdout_empty
+  [[ -z "$(files_in "$dir")" ]] || fail "files created: $(files_in "$dir")"
+  end
+}
+OUT=$WORK/empty-case.out
+empty_value --host-memory sort "$IN/u32.bin" -o "$OUT" -t u32 --host-memory ''
+empty_value --gpu-memory sort "$IN/u32.bin" -o "$OUT" -t u32 --gpu-memory ''
+empty_value --temp-dir sort "$IN/u32.bin" -o "$OUT" -t u32 -T ''
+empty_value --stats sort "$IN/u32.bin" -o "$OUT" -t u32 --stats ''
+empty_value --output sort "$IN/u32.bin" -o '' -t u32
+empty_value INPUT sort '' -o "$OUT" -t u32
+empty_value --type sort "$IN/u32.bin" -o "$OUT" -t ''
+empty_value --gpus sort "$IN/u32.bin" -o "$OUT" -t u32 --gpus ''
+empty_value --threads sort "$IN/u32.bin" -o "$OUT" -t u32 --threads ''
+empty_value --progress sort "$IN/u32.bin" -o "$OUT" -t u32 --progress ''
+empty_value --output generate -o '' -t u32 --count 10
+empty_value --count generate -o "$OUT" -t u32 --count ''
+empty_value --size generate -o "$OUT" -t u32 --size ''
+empty_value --dist generate -o "$OUT" -t u32 --count 10 --dist ''
+empty_value --seed generate -o "$OUT" -t u32 --count 10 --seed ''
+empty_value --threads generate -o "$OUT" -t u32 --count 10 --threads ''
+empty_value FILE check '' -t u32
+empty_value --input check "$IN/u32.bin" -t u32 --input ''
+empty_value --type check "$IN/u32.bin" -t ''
+
+echo "== memory denied by ulimit -v"
+# A 2 GiB input (sparse: nothing to read from disk) sorted in memory with --host-memory 8G needs two
+# 2 GiB buffers; the address space is limited to 1 GiB, so the first one cannot be had.
+begin "sort in memory under ulimit -v: exit 2, 'cannot allocate' with a hint naming --host-memory and ulimit -v, nothing left"
+dir=$WORK/ulimit-v
+mkdir -p "$dir"
+truncate -s 2G "$dir/sparse.u64"
+printf 'OLD OUTPUT' >"$dir/out.u64"
+run bash -c 'ulimit -v 1048576 && exec "$@"' limited-memory \
+  "$RMGSORT" sort "$dir/sparse.u64" -o "$dir/out.u64" -t u64 --gpus none --host-memory 8G --threads 2
+expect_rc 2
+expect_error_message
+expect_stderr "cannot allocate" \
+  "(lower --host-memory below the process's memory limit, \`ulimit -v\`, or free memory)"
+[[ "$(cat "$dir/out.u64")" == "OLD OUTPUT" ]] || fail "the old output changed"
+expect_no_temp "$dir"
+rm -f "$dir/sparse.u64"
+end
+
+summary
