@@ -126,7 +126,7 @@ StatsOutput::StatsOutput(const std::string& path) : path_(path) {
   try {
     file_.emplace(OutputFile::create(path));
   } catch (const Error& e) {
-    throw Error(std::string("--stats: ") + e.what());
+    throw Error(std::string("--stats: ") + e.what(), e.error_number());
   }
 }
 

@@ -9,7 +9,7 @@ namespace rmgsort {
 namespace {
 
 FileIdentity identity_of(const struct stat& st) {
-  return FileIdentity{st.st_dev, st.st_ino, "", S_ISREG(st.st_mode)};
+  return FileIdentity{st.st_dev, st.st_ino, "", S_ISREG(st.st_mode), S_ISCHR(st.st_mode)};
 }
 
 }  // namespace
@@ -40,6 +40,7 @@ std::optional<FileIdentity> identity_of_output(const std::string& path) {
   if (!parent) return std::nullopt;
   parent->name = name;
   parent->regular = false;
+  parent->character_device = false;
   return parent;
 }
 
@@ -52,7 +53,7 @@ void require_separate_files(const std::vector<WrittenFile>& files, const std::op
       throw Error(file.label + ": is the input file " + input_name +
                   "; writing it would destroy the input; give it another file");
     for (std::size_t j = 0; j < i; ++j) {
-      if (files[j].identity && *files[j].identity == *file.identity)
+      if (files[j].identity && *files[j].identity == *file.identity && !file.identity->character_device)
         throw Error(file.label + " and " + files[j].label +
                     " are the same file: both would be written into it; give each its own file");
     }

@@ -17,6 +17,9 @@ struct FileIdentity {
   ino_t inode = 0;
   std::string name;      // "" for an existing file; the name in that directory of one not created yet
   bool regular = false;  // an existing regular file (not part of the comparison)
+  // An existing character device (/dev/null): several outputs may write into it, since it keeps
+  // nothing that one could overwrite of another (a terminal is refused as an output anyway).
+  bool character_device = false;
 
   friend bool operator==(const FileIdentity& a, const FileIdentity& b) {
     return a.device == b.device && a.inode == b.inode && a.name == b.name;

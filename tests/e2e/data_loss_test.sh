@@ -149,6 +149,16 @@ RC=$?
 expect_rc 0
 end
 
+begin "outputs sharing /dev/null (-o /dev/null --stats /dev/null; > /dev/null --stats /dev/stdout): they lose nothing, so they run"
+fresh k
+"$RMGSORT" sort "$D/k" -o /dev/null -t u64 --stats /dev/null 2>"$WORK/stderr"
+RC=$?
+expect_rc 0
+"$RMGSORT" sort "$D/k" -t u64 --stats /dev/stdout >/dev/null 2>"$WORK/stderr"
+RC=$?
+expect_rc 0
+end
+
 begin "--stats - where standard output is the input (sort F -o G --stats - 1<>F): refused, F intact"
 fresh k
 "$RMGSORT" sort "$D/k" -o "$D/sorted" -t u64 --stats - 1<>"$D/k" 2>"$WORK/stderr"

@@ -100,6 +100,13 @@ TEST(RequireSeparateFiles, OnlyAnOutputReplacedByRenameMayBeTheInput) {
   EXPECT_EQ(refusal({{"--stats /dev/null", identity_of_output("/dev/null")}}, identity_of_existing("/dev/null")), "");
 }
 
+TEST(RequireSeparateFiles, OutputsMayShareACharacterDevice) {
+  // /dev/null keeps nothing one output could overwrite of another: -o /dev/null --stats /dev/null.
+  EXPECT_EQ(refusal({{"-o /dev/null", identity_of_output("/dev/null"), true},
+                     {"--stats /dev/null", identity_of_output("/dev/null")}}),
+            "");
+}
+
 TEST(OutputTarget, AnotherUsersLinkInAStickyWorldWritableDirectoryIsRefused) {
   if (geteuid() != 0) GTEST_SKIP() << "creating another user's link needs root";
   test::TempDir dir(test::disk_directory());
