@@ -79,11 +79,12 @@ unsigned read_threads_for(std::uint64_t bytes, const ReadOptions& options) {
 
 ReadStats read_file(const InputFile& input, std::byte* dst, std::uint64_t bytes, const ReadOptions& options,
                     const BlockCallback& on_block) {
+  // Nothing to read: an empty file opens as an (empty) stream, not as a regular file.
+  if (bytes == 0) return {};
   const std::string name = input.display_name();
   RMGSORT_EXPECTS(input.regular, "read_file needs a regular file, got " + name);
   RMGSORT_EXPECTS(options.block_bytes > 0 && is_direct_aligned(options.block_bytes),
                   "ReadOptions::block_bytes must be a positive multiple of 4096");
-  if (bytes == 0) return {};
 
   UniqueFd direct_fd;
   if (options.direct != DirectIo::never && is_direct_aligned(dst)) direct_fd = open_direct_twin(input.fd, O_RDONLY);

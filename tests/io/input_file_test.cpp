@@ -75,6 +75,38 @@ TEST(InputFile, PipeIsAStream) {
   close(fds[1]);
 }
 
+TEST(InputFile, EmptyRegularFileIsAnEmptyStream) {
+  // Its size of 0 is no different from procfs's, so it is read to its end like theirs: nothing.
+  test::TempDir dir(test::disk_directory());
+  test::write_plain_file(dir.file("empty"), {});
+  const InputFile input = open_input(dir.file("empty"));
+  EXPECT_FALSE(input.regular);
+  EXPECT_EQ(input.size, 0u);
+}
+
+TEST(InputFile, ProcFileOfSizeZeroIsAStream) {
+  struct stat st {};
+  if (stat("/proc/version", &st) != 0) GTEST_SKIP() << "no /proc/version";
+  const InputFile input = open_input("/proc/version");
+  EXPECT_FALSE(input.regular) << "st_size " << st.st_size;
+  EXPECT_EQ(input.size, 0u);
+}
+
+TEST(InputFile, KernelFileWithASizeIsStillAStream) {
+  // sysfs reports one page for every attribute, and newer kernels give /proc/cmdline a size too:
+  // either is a guess, not the length of what a read returns.
+  int checked = 0;
+  for (const char* path : {"/sys/kernel/address_bits", "/sys/devices/system/cpu/online", "/proc/cmdline"}) {
+    struct stat st {};
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0 || access(path, R_OK) != 0) continue;
+    const InputFile input = open_input(path);
+    EXPECT_FALSE(input.regular) << path << " has st_size " << st.st_size;
+    EXPECT_EQ(input.size, 0u) << path;
+    ++checked;
+  }
+  if (checked == 0) GTEST_SKIP() << "no kernel file here reports a size";
+}
+
 TEST(InputFile, MissingFileNamesPathAndCause) {
   test::TempDir dir(test::disk_directory());
   const std::string message = error_of(dir.file("missing.bin"));
