@@ -52,7 +52,11 @@ InputFile::~InputFile() {
 }
 
 InputFile::InputFile(InputFile&& other) noexcept
-    : path(std::move(other.path)), fd(std::exchange(other.fd, -1)), regular(other.regular), size(other.size) {}
+    : path(std::move(other.path)),
+      fd(std::exchange(other.fd, -1)),
+      regular(other.regular),
+      character_device(other.character_device),
+      size(other.size) {}
 
 InputFile& InputFile::operator=(InputFile&& other) noexcept {
   if (this != &other) {
@@ -60,6 +64,7 @@ InputFile& InputFile::operator=(InputFile&& other) noexcept {
     path = std::move(other.path);
     fd = std::exchange(other.fd, -1);
     regular = other.regular;
+    character_device = other.character_device;
     size = other.size;
   }
   return *this;
@@ -80,6 +85,7 @@ InputFile open_input(const std::string& path) {
   // open(O_RDONLY) succeeds on a directory; read() would then fail with a less helpful EISDIR.
   if (S_ISDIR(st.st_mode)) throw Error(name + ": is a directory");
   input.regular = S_ISREG(st.st_mode);
+  input.character_device = S_ISCHR(st.st_mode);
   // A regular file is read up to its size at open, so that size must be the file's length. A size of
   // 0 says nothing (procfs reports 0 for files full of text; a really empty file reads as an empty
   // stream just the same), nor does any size on a kernel file system.

@@ -9,10 +9,11 @@
 namespace rmgsort {
 
 struct InputFile {
-  std::string path;        // as given on the command line; "-" means standard input
-  int fd = -1;             // closed by the destructor unless it is standard input
-  bool regular = false;    // a regular file read from offset 0 up to size: io_uring, O_DIRECT where allowed
-  std::uint64_t size = 0;  // bytes at open time; regular files only (0 for streams)
+  std::string path;               // as given on the command line; "-" means standard input
+  int fd = -1;                    // closed by the destructor unless it is standard input
+  bool regular = false;           // a regular file read from offset 0 up to size: io_uring, O_DIRECT where allowed
+  bool character_device = false;  // a terminal, /dev/zero, /dev/urandom: a stream that may never end
+  std::uint64_t size = 0;         // bytes at open time; regular files only (0 for streams)
 
   InputFile() = default;
   InputFile(std::string path, int fd, bool regular, std::uint64_t size);

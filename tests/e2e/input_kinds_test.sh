@@ -133,4 +133,33 @@ else
   end
 fi
 
+echo "== character devices: check refuses them, pipes stay accepted"
+begin "check of /dev/zero ran forever: refused at once, exit 2, naming it; pipes and /dev/stdin on a pipe still checked"
+keys u32 "$K/small.sorted" 1 2 3 5 8
+for device in /dev/zero /dev/urandom /dev/null; do
+  run timeout 10 "$RMGSORT" check "$device" -t u64
+  expect_rc 2
+  expect_error_message
+  expect_stderr "$device: is a character device, not a file of keys"
+  expect_stdout_empty
+done
+run timeout 10 "$RMGSORT" check - -t u64 </dev/zero
+expect_rc 2
+expect_stderr "stdin: is a character device, not a file of keys"
+# Refused before FILE is read, not after.
+run timeout 10 "$RMGSORT" check "$K/small.sorted" -t u32 --input /dev/zero
+expect_rc 2
+expect_stderr "/dev/zero: is a character device, not a file of keys"
+expect_stdout_empty
+run timeout 10 "$RMGSORT" check - -t u32 < <(cat "$K/small.sorted")
+expect_rc 0
+expect_stdout "OK stdin: 5 u32 keys in ascending order"
+run timeout 10 "$RMGSORT" check /dev/stdin -t u32 < <(cat "$K/small.sorted")
+expect_rc 0
+expect_stdout "OK /dev/stdin: 5 u32 keys in ascending order"
+run timeout 10 "$RMGSORT" check "$K/small.sorted" -t u32 --input - < <(cat "$K/small.sorted")
+expect_rc 0
+expect_stdout "a permutation of stdin"
+end
+
 summary

@@ -25,6 +25,7 @@ TEST(InputFile, RegularFileHasItsSize) {
   test::write_plain_file(dir.file("keys"), test::pattern_bytes(12345));
   const InputFile input = open_input(dir.file("keys"));
   EXPECT_TRUE(input.regular);
+  EXPECT_FALSE(input.character_device);
   EXPECT_EQ(input.size, 12345u);
   EXPECT_GE(input.fd, 0);
   EXPECT_EQ(input.display_name(), dir.file("keys"));
@@ -70,6 +71,7 @@ TEST(InputFile, PipeIsAStream) {
   ASSERT_EQ(pipe(fds), 0);
   const InputFile input = open_input("/proc/self/fd/" + std::to_string(fds[0]));
   EXPECT_FALSE(input.regular);
+  EXPECT_FALSE(input.character_device);
   EXPECT_EQ(input.size, 0u);
   close(fds[0]);
   close(fds[1]);
@@ -81,6 +83,7 @@ TEST(InputFile, EmptyRegularFileIsAnEmptyStream) {
   test::write_plain_file(dir.file("empty"), {});
   const InputFile input = open_input(dir.file("empty"));
   EXPECT_FALSE(input.regular);
+  EXPECT_FALSE(input.character_device);
   EXPECT_EQ(input.size, 0u);
 }
 
@@ -105,6 +108,12 @@ TEST(InputFile, KernelFileWithASizeIsStillAStream) {
     ++checked;
   }
   if (checked == 0) GTEST_SKIP() << "no kernel file here reports a size";
+}
+
+TEST(InputFile, CharacterDeviceIsAStreamMarkedAsSuch) {
+  const InputFile input = open_input("/dev/null");
+  EXPECT_TRUE(input.character_device);
+  EXPECT_FALSE(input.regular);
 }
 
 TEST(InputFile, MissingFileNamesPathAndCause) {
