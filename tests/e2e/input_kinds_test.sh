@@ -133,6 +133,38 @@ else
   end
 fi
 
+echo "== a file that shrinks while it is read"
+# check opens FILE and --input before it reads either: FILE, a FIFO, holds the check until the
+# original (8 MiB at open) has been cut to 5 MiB + 4 bytes.
+begin "a file that shrank said 'unexpected end of file at byte' a block offset: where it ended, and its size at open"
+"$RMGSORT" generate -o "$K/original" -t u32 --size 8M --seed 7 >/dev/null &&
+  "$RMGSORT" sort "$K/original" -t u32 -o "$K/original.sorted" || fail "setup failed"
+mkfifo "$K/fifo"
+"$RMGSORT" check "$K/fifo" -t u32 --input "$K/original" >"$WORK/stdout" 2>"$WORK/stderr" &
+checker=$!
+E2E_CLEANUP+=("kill $checker")
+exec 3<>"$K/fifo"  # a writer that does not wait for the reader, should the check never open it
+opened=0
+for _ in $(seq 500); do
+  if ls -l "/proc/$checker/fd" 2>/dev/null | grep -qF -- "$K/original"; then
+    opened=1
+    break
+  fi
+  sleep 0.01
+done
+[[ $opened -eq 1 ]] || fail "check had not opened --input after 5 s"
+truncate -s $((5 * 1048576 + 4)) "$K/original"
+cat "$K/original.sorted" >&3
+exec 3>&-
+wait "$checker"
+RC=$?
+unset 'E2E_CLEANUP[-1]'
+expect_rc 2
+expect_error_message
+expect_stderr "$K/original: the file shrank while being read: it ended at byte $((5 * 1048576 + 4)), expected $((8 * 1048576))"
+expect_stdout_empty
+end
+
 echo "== character devices: check refuses them, pipes stay accepted"
 begin "check of /dev/zero ran forever: refused at once, exit 2, naming it; pipes and /dev/stdin on a pipe still checked"
 keys u32 "$K/small.sorted" 1 2 3 5 8
