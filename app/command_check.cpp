@@ -2,6 +2,7 @@
 // --input streams ORIGINAL too and compares key counts and checksums. One summary line on stdout.
 #include <cstdio>
 #include <cstring>
+#include <optional>
 
 #include "app/commands.hpp"
 #include "app/whole_keys.hpp"
@@ -17,14 +18,22 @@ namespace {
 // 64 MiB chunks: large enough for full-speed reads, small enough to check any file size.
 constexpr std::size_t kCheckChunkBytes = std::size_t{64} << 20;
 
+// Opens PATH for checking, refusing before anything is read a regular file that does not hold whole
+// keys and a character device: /dev/zero or a terminal never ends, so a check of one would never finish.
+InputFile open_keys(const std::string& path, KeyType type) {
+  InputFile input = open_input(path);
+  const std::string name = input.display_name();
+  if (input.character_device) throw Error(name + ": is a character device, not a file of keys");
+  if (input.regular) (void)whole_keys(name, input.size, type);
+  return input;
+}
+
 // Feeds `consume` whole keys only: a pipe may end a chunk in the middle of a key, whose bytes are
 // carried into the next chunk. A file whose size is not a whole number of keys is an Error.
 template <class Consume>
-std::uint64_t stream_keys(const std::string& path, KeyType type, Consume&& consume) {
-  InputFile input = open_input(path);
+std::uint64_t stream_keys(const InputFile& input, KeyType type, Consume&& consume) {
   const std::string name = input.display_name();
   const std::size_t width = key_width(type);
-  if (input.regular) (void)whole_keys(name, input.size, type);
 
   ChunkReader reader(input, kCheckChunkBytes);
   std::byte carry[8];
@@ -54,14 +63,18 @@ std::uint64_t stream_keys(const std::string& path, KeyType type, Consume&& consu
 int run_check(const CheckOptions& options) {
   if (options.file == "-" && options.original == "-")
     throw Error("check: FILE and --input cannot both be standard input");
+  // Both are opened before either is read, so that a bad --input is refused at once.
+  const InputFile file = open_keys(options.file, options.type);
+  std::optional<InputFile> original_file;
+  if (options.original) original_file = open_keys(*options.original, options.type);
   const std::size_t width = key_width(options.type);
   OrderChecker order(options.type, options.order);
   KeyChecksum checksum;
-  const std::uint64_t keys = stream_keys(options.file, options.type, [&](const std::byte* data, std::size_t bytes) {
+  const std::uint64_t keys = stream_keys(file, options.type, [&](const std::byte* data, std::size_t bytes) {
     order.feed(data, bytes);
     checksum += checksum_keys(data, bytes, width);
   });
-  const std::string name = options.file == "-" ? "stdin" : options.file;
+  const std::string name = file.display_name();
   const char* order_name = options.order == SortOrder::ascending ? "ascending" : "descending";
   const std::string type_name(key_type_name(options.type));
 
@@ -78,10 +91,10 @@ int run_check(const CheckOptions& options) {
 
   if (options.original) {
     KeyChecksum original;
-    stream_keys(*options.original, options.type, [&](const std::byte* data, std::size_t bytes) {
+    stream_keys(*original_file, options.type, [&](const std::byte* data, std::size_t bytes) {
       original += checksum_keys(data, bytes, width);
     });
-    const std::string original_name = *options.original == "-" ? "stdin" : *options.original;
+    const std::string original_name = original_file->display_name();
     if (original == checksum) {
       summary += "; a permutation of " + original_name;
     } else {

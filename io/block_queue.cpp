@@ -1,5 +1,7 @@
 #include "io/block_queue.hpp"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <utility>
@@ -81,12 +83,20 @@ void BlockQueue::fail(std::size_t index, int err) {
   slot.busy = false;
   free_slots_.push_back(index);
   --in_flight_;
-  if (err == 0 && kind_ == TransferKind::read) {
-    throw Error(path_ + ": unexpected end of file at byte " + std::to_string(position) +
-                " (the file shrank while being read)");
-  }
+  if (err == 0 && kind_ == TransferKind::read) throw Error(shrank_message(position));
   if (err == 0) err = EIO;  // a write that transfers nothing and reports no error
   throw_errno(path_, kind_ == TransferKind::read ? "read failed" : "write failed", err);
+}
+
+std::string BlockQueue::shrank_message(std::uint64_t end_seen) const {
+  // This read met the end at END_SEEN, but the end may lie further back, inside a block before this
+  // one (still in flight, or another thread's): the file's size now says where its data ends.
+  std::uint64_t end = end_seen;
+  struct stat st {};
+  if (fstat(fds_.buffered, &st) == 0) end = std::min(end, static_cast<std::uint64_t>(st.st_size));
+  std::string message = path_ + ": the file shrank while being read: it ended at byte " + std::to_string(end);
+  if (size_at_open_) message += ", expected " + std::to_string(*size_at_open_);
+  return message;
 }
 
 CompletedBlock BlockQueue::wait() {

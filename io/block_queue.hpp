@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,10 @@ class BlockQueue {
   // whatever this thread does next (read-ahead and write-behind need that; whole-file reads do not).
   void set_async_buffered(bool async) { async_buffered_ = async; }
 
+  // For reads: the file's size when it was opened, which the error for a file that ends early
+  // names next to where it ended.
+  void set_size_at_open(std::uint64_t bytes) { size_at_open_ = bytes; }
+
   // Queues BLOCK (precondition: !full()); it is submitted by the next submit() or wait().
   // A block goes through O_DIRECT while block.direct is set, a direct descriptor exists and the
   // current offset and address are aligned. A direct read asks for its length rounded up to
@@ -61,7 +66,8 @@ class BlockQueue {
   void submit() { ring_.submit(); }
   // Waits until some block is complete and returns it (precondition: in_flight() > 0). Throws
   // rmgsort::Error naming the file for a failed transfer, and for a read that meets the end of the
-  // file before the block's end (the file shrank).
+  // file before the block's end ("PATH: the file shrank while being read: it ended at byte N,
+  // expected M").
   [[nodiscard]] CompletedBlock wait();
 
   // O_DIRECT answered EINVAL once; every later request goes buffered.
@@ -81,6 +87,7 @@ class BlockQueue {
 
   void prepare(std::size_t slot_index, bool force_async);
   [[noreturn]] void fail(std::size_t slot_index, int err);
+  [[nodiscard]] std::string shrank_message(std::uint64_t end_seen) const;
 
   TransferKind kind_;
   FileDescriptors fds_;
@@ -90,6 +97,7 @@ class BlockQueue {
   std::vector<std::size_t> free_slots_;
   unsigned in_flight_ = 0;
   bool async_buffered_ = false;
+  std::optional<std::uint64_t> size_at_open_;
   bool direct_rejected_ = false;
   std::uint64_t resubmissions_ = 0;
 };

@@ -43,6 +43,7 @@ ChunkReader::ChunkReader(const InputFile& input, std::size_t chunk_bytes, const 
     direct_fd_ = open_direct_twin(input.fd, O_RDONLY);
   }
   queue_ = std::make_unique<BlockQueue>(TransferKind::read, FileDescriptors{input.fd, direct_fd_.get()}, name_, depth);
+  queue_->set_size_at_open(input.size);
   // Buffered reads of cached data would otherwise copy inside our submit call, on the caller's
   // thread, and nothing would overlap with the caller's work on the previous chunk.
   queue_->set_async_buffered(true);

@@ -1,7 +1,9 @@
 #include "io/input_file.hpp"
 
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <utility>
@@ -9,6 +11,38 @@
 #include "io/error.hpp"
 
 namespace rmgsort {
+namespace {
+
+// configfs's magic number is not exported to user space.
+constexpr decltype(statfs::f_type) kConfigfsMagic = 0x62656570;
+
+// Kernel file systems whose files are generated when read: st_size is 0 (procfs), one page (sysfs) or
+// another guess, never the length of what a read returns. Their files are read as streams, to their end.
+bool size_is_a_guess(int fd) {
+  struct statfs fs {};
+  if (fstatfs(fd, &fs) != 0) return false;  // st_size is all there is to go by
+  switch (fs.f_type) {
+    case PROC_SUPER_MAGIC:
+    case SYSFS_MAGIC:
+    case DEBUGFS_MAGIC:
+    case TRACEFS_MAGIC:
+    case kConfigfsMagic:
+    case SECURITYFS_MAGIC:
+    case CGROUP_SUPER_MAGIC:
+    case CGROUP2_SUPER_MAGIC:
+    case PSTOREFS_MAGIC:
+    case EFIVARFS_MAGIC:
+    case SELINUX_MAGIC:
+    case SMACK_MAGIC:
+    case BPF_FS_MAGIC:
+    case BINFMTFS_MAGIC:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
 
 InputFile::InputFile(std::string path_, int fd_, bool regular_, std::uint64_t size_)
     : path(std::move(path_)), fd(fd_), regular(regular_), size(size_) {}
@@ -18,7 +52,11 @@ InputFile::~InputFile() {
 }
 
 InputFile::InputFile(InputFile&& other) noexcept
-    : path(std::move(other.path)), fd(std::exchange(other.fd, -1)), regular(other.regular), size(other.size) {}
+    : path(std::move(other.path)),
+      fd(std::exchange(other.fd, -1)),
+      regular(other.regular),
+      character_device(other.character_device),
+      size(other.size) {}
 
 InputFile& InputFile::operator=(InputFile&& other) noexcept {
   if (this != &other) {
@@ -26,6 +64,7 @@ InputFile& InputFile::operator=(InputFile&& other) noexcept {
     path = std::move(other.path);
     fd = std::exchange(other.fd, -1);
     regular = other.regular;
+    character_device = other.character_device;
     size = other.size;
   }
   return *this;
@@ -46,6 +85,11 @@ InputFile open_input(const std::string& path) {
   // open(O_RDONLY) succeeds on a directory; read() would then fail with a less helpful EISDIR.
   if (S_ISDIR(st.st_mode)) throw Error(name + ": is a directory");
   input.regular = S_ISREG(st.st_mode);
+  input.character_device = S_ISCHR(st.st_mode);
+  // A regular file is read up to its size at open, so that size must be the file's length. A size of
+  // 0 says nothing (procfs reports 0 for files full of text; a really empty file reads as an empty
+  // stream just the same), nor does any size on a kernel file system.
+  if (input.regular && (st.st_size == 0 || size_is_a_guess(fd))) input.regular = false;
   // Standard input redirected from a file but already partly consumed (`{ head -c 8 >/dev/null; cmd; }
   // < file`) is read from where it stands, as a stream; io_uring would read from offset 0.
   if (is_stdin && input.regular && lseek(fd, 0, SEEK_CUR) != 0) input.regular = false;

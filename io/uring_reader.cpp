@@ -26,6 +26,7 @@ struct SharedRead {
   FileDescriptors fds;
   std::byte* dst;
   std::uint64_t bytes;
+  std::uint64_t size_at_open;  // the file's, for the error when it ends before BYTES
   const ReadOptions& options;
   const BlockCallback& on_block;
   std::atomic<bool> stop{false};  // set by the first thread that fails, so the others stop submitting
@@ -49,6 +50,7 @@ ReadStats read_part(SharedRead& read, Part part) {
   stats.threads = 1;
   const std::uint64_t block_bytes = read.options.block_bytes;
   BlockQueue queue(TransferKind::read, read.fds, read.name, read.options.queue_depth);
+  queue.set_size_at_open(read.size_at_open);
   std::uint64_t next = part.first_block;
   while (next < part.end_block || queue.in_flight() > 0) {
     while (next < part.end_block && !queue.full() && !read.stop.load(std::memory_order_relaxed)) {
@@ -79,15 +81,16 @@ unsigned read_threads_for(std::uint64_t bytes, const ReadOptions& options) {
 
 ReadStats read_file(const InputFile& input, std::byte* dst, std::uint64_t bytes, const ReadOptions& options,
                     const BlockCallback& on_block) {
+  // Nothing to read: an empty file opens as an (empty) stream, not as a regular file.
+  if (bytes == 0) return {};
   const std::string name = input.display_name();
   RMGSORT_EXPECTS(input.regular, "read_file needs a regular file, got " + name);
   RMGSORT_EXPECTS(options.block_bytes > 0 && is_direct_aligned(options.block_bytes),
                   "ReadOptions::block_bytes must be a positive multiple of 4096");
-  if (bytes == 0) return {};
 
   UniqueFd direct_fd;
   if (options.direct != DirectIo::never && is_direct_aligned(dst)) direct_fd = open_direct_twin(input.fd, O_RDONLY);
-  SharedRead read{name, FileDescriptors{input.fd, direct_fd.get()}, dst, bytes, options, on_block};
+  SharedRead read{name, FileDescriptors{input.fd, direct_fd.get()}, dst, bytes, input.size, options, on_block};
 
   const unsigned threads = read_threads_for(bytes, options);
   const std::uint64_t blocks = (bytes + options.block_bytes - 1) / options.block_bytes;

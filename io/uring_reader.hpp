@@ -43,9 +43,11 @@ struct ReadStats {
 using BlockCallback = std::function<void(std::uint64_t offset, const std::byte* data, std::size_t length)>;
 
 // Reads bytes [0, BYTES) of the regular file INPUT into DST, splitting the file into contiguous parts
-// read by several threads, each with its own ring. DST's capacity must be at least BYTES rounded up to
-// 4096 (a HostBuffer of BYTES is), and O_DIRECT needs DST 4096-aligned (it reads buffered otherwise).
-// Throws rmgsort::Error naming the file for a failed read and for a file that ends before BYTES.
+// read by several threads, each with its own ring (BYTES = 0 reads nothing, from any input: an empty
+// file opens as a stream). DST's capacity must be at least BYTES rounded up to 4096 (a HostBuffer of
+// BYTES is), and O_DIRECT needs DST 4096-aligned (it reads buffered otherwise). Throws rmgsort::Error
+// naming the file for a failed read and for a file that ends before BYTES ("PATH: the file shrank
+// while being read: it ended at byte N, expected M", M its size at open).
 // Returns once every byte is in DST and every callback has returned.
 ReadStats read_file(const InputFile& input, std::byte* dst, std::uint64_t bytes, const ReadOptions& options = {},
                     const BlockCallback& on_block = {});

@@ -25,6 +25,7 @@ TEST(InputFile, RegularFileHasItsSize) {
   test::write_plain_file(dir.file("keys"), test::pattern_bytes(12345));
   const InputFile input = open_input(dir.file("keys"));
   EXPECT_TRUE(input.regular);
+  EXPECT_FALSE(input.character_device);
   EXPECT_EQ(input.size, 12345u);
   EXPECT_GE(input.fd, 0);
   EXPECT_EQ(input.display_name(), dir.file("keys"));
@@ -70,9 +71,49 @@ TEST(InputFile, PipeIsAStream) {
   ASSERT_EQ(pipe(fds), 0);
   const InputFile input = open_input("/proc/self/fd/" + std::to_string(fds[0]));
   EXPECT_FALSE(input.regular);
+  EXPECT_FALSE(input.character_device);
   EXPECT_EQ(input.size, 0u);
   close(fds[0]);
   close(fds[1]);
+}
+
+TEST(InputFile, EmptyRegularFileIsAnEmptyStream) {
+  // Its size of 0 is no different from procfs's, so it is read to its end like theirs: nothing.
+  test::TempDir dir(test::disk_directory());
+  test::write_plain_file(dir.file("empty"), {});
+  const InputFile input = open_input(dir.file("empty"));
+  EXPECT_FALSE(input.regular);
+  EXPECT_FALSE(input.character_device);
+  EXPECT_EQ(input.size, 0u);
+}
+
+TEST(InputFile, ProcFileOfSizeZeroIsAStream) {
+  struct stat st {};
+  if (stat("/proc/version", &st) != 0) GTEST_SKIP() << "no /proc/version";
+  const InputFile input = open_input("/proc/version");
+  EXPECT_FALSE(input.regular) << "st_size " << st.st_size;
+  EXPECT_EQ(input.size, 0u);
+}
+
+TEST(InputFile, KernelFileWithASizeIsStillAStream) {
+  // sysfs reports one page for every attribute, and newer kernels give /proc/cmdline a size too:
+  // either is a guess, not the length of what a read returns.
+  int checked = 0;
+  for (const char* path : {"/sys/kernel/address_bits", "/sys/devices/system/cpu/online", "/proc/cmdline"}) {
+    struct stat st {};
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0 || access(path, R_OK) != 0) continue;
+    const InputFile input = open_input(path);
+    EXPECT_FALSE(input.regular) << path << " has st_size " << st.st_size;
+    EXPECT_EQ(input.size, 0u) << path;
+    ++checked;
+  }
+  if (checked == 0) GTEST_SKIP() << "no kernel file here reports a size";
+}
+
+TEST(InputFile, CharacterDeviceIsAStreamMarkedAsSuch) {
+  const InputFile input = open_input("/dev/null");
+  EXPECT_TRUE(input.character_device);
+  EXPECT_FALSE(input.regular);
 }
 
 TEST(InputFile, MissingFileNamesPathAndCause) {

@@ -4,6 +4,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstring>
+#include <fstream>
+#include <iterator>
 #include <thread>
 #include <vector>
 
@@ -106,6 +109,18 @@ TEST(ReadStream, ReadsARegularFileToo) {
   const HostBuffer buffer = read_stream(input, 100000, read);
   EXPECT_EQ(read, data.size());
   EXPECT_TRUE(std::equal(data.begin(), data.end(), buffer.data()));
+}
+
+TEST(ReadStream, ReadsAKernelFileOfSizeZeroToItsEnd) {
+  std::ifstream file("/proc/version", std::ios::binary);
+  if (!file) GTEST_SKIP() << "no /proc/version";
+  const std::string expected((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  ASSERT_FALSE(expected.empty());
+  const InputFile input = open_input("/proc/version");
+  std::uint64_t read = 0;
+  const HostBuffer buffer = read_stream(input, 1 << 20, read);
+  ASSERT_EQ(read, expected.size());
+  EXPECT_EQ(std::memcmp(buffer.data(), expected.data(), expected.size()), 0);
 }
 
 }  // namespace
