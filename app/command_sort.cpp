@@ -107,11 +107,7 @@ JsonObject radix_config_json() {
       .add("keys_per_task", std::uint64_t(kKeysPerTask));
 }
 
-// Spill path memory (host_memory H): chunks of C = H / 16 (4 KiB to 64 MiB) for the streaming pass,
-// five of them at once (two in the reader, two classified copies: one being appended to the spill
-// files while the next is classified, a stream's re-cut keys); then two
-// round buffers (the writer writes one while the next round sorts) and, on the CPU, a sort scratch
-// buffer, each of round_keys keys, in what is left.
+// The spill path's largest chunk (its chunks are a sixteenth of --host-memory, at least 4 KiB).
 constexpr std::size_t kMaxSpillChunkBytes = std::size_t{64} << 20;
 
 struct Outcome {
@@ -136,6 +132,14 @@ JsonObject round_partition_json(const Outcome& outcome) {
       .add("bucket_counting_pass", partition.bucket_counting_pass);
 }
 
+// The spill path's memory, --host-memory H accounted once over the whole run: chunks of C = H / 16
+// (4 KiB to 64 MiB); spill_sort takes at most 5 C at any time, at every depth (app/spill_sort.hpp
+// lists them: chunks being classified and appended, the pass's reader or sample, the spill tables);
+// the rest, H - 5 C, holds two round buffers (the writer writes one while the next round sorts)
+// and, on the CPU, a sort scratch buffer, each of round_keys keys. A stream's prefix (at most H / 2,
+// read before it was known to spill) lives only during the first pass, before the round buffers
+// exist, beside 4.5 C of spill_sort's. Beyond H: the program itself and bookkeeping of a few bytes
+// per round and per pass.
 Outcome sort_through_spill(const SortOptions& options, const InputFile& input, HostBuffer prefix, GpuEngine* gpu,
                            std::uint64_t host_memory, OutputFile& output, Progress& progress) {
   const std::size_t width = key_width(options.type);

@@ -1,14 +1,13 @@
 #include "app/spill_sort.hpp"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
-#include <atomic>
+#include <memory>
 #include <cstring>
 #include <future>
 #include <limits>
@@ -17,27 +16,26 @@
 
 #include "app/stopwatch.hpp"
 #include "host/splitters.hpp"
-#include "io/cleanup.hpp"
 #include "io/error.hpp"
 #include "io/host_buffer.hpp"
 #include "io/input_file.hpp"
+#include "io/spill_file.hpp"
 #include "io/uring_reader.hpp"
-#include "io/uring_writer.hpp"
 
 namespace rmgsort {
 namespace {
 
-// Rounds of one partitioning pass: each has a spill file, and every open spill file holds a slot of
-// the signal-safe cleanup registry (256 slots, shared with the output's temporary files and the
-// open passes above this one). An input needing more rounds is partitioned again.
+// Rounds of one partitioning pass at most, heavy values' rounds included. Every round costs a step
+// of the binary search that classifies each key and 4 bytes in each chunk's row of the spill table;
+// an input needing more rounds is partitioned again.
 constexpr std::size_t kMaxSpillRounds = 64;
 // Rounds are planned for this fraction of round_keys: the sample's error must not make most of them
 // overflow (an overflowing round is partitioned again, which costs a second pass over its keys).
 constexpr double kRoundFill = 0.8;
-// The sample: this many random 4 KiB pages of a file (512 pages: 2 MiB, 256 Ki u64 keys), or as
-// many keys spread over a stream's prefix.
-constexpr std::size_t kSamplePages = 512;
-constexpr std::size_t kPageBytes = 4096;
+// The sample: this many pieces at random offsets of a file or a round (4 KiB each where the budget
+// allows: 2 MiB, 256 Ki u64 keys), or as many bytes of keys spread over a stream's prefix.
+constexpr std::size_t kSamplePieces = 512;
+constexpr std::size_t kMaxSampleBytes = std::size_t{2} << 20;
 // Classification works on blocks of keys, each counted and then scattered by one task.
 constexpr std::size_t kBlockKeys = std::size_t{1} << 16;
 
@@ -54,60 +52,6 @@ std::size_t pread_full(const InputFile& input, std::byte* dst, std::size_t bytes
   return got;
 }
 
-// One round's spill file in --temp-dir: created exclusively, registered for removal on signals,
-// appended to, read back, removed.
-class SpillFile {
- public:
-  // The path is registered for removal before the file exists (and created exclusively), so that
-  // a signal between the two leaves nothing behind: mkstemp() then register had that window.
-  explicit SpillFile(const std::string& dir) {
-    static std::atomic<std::uint64_t> files{0};
-    for (int attempt = 0; fd_ < 0; ++attempt) {
-      path_ = dir + "/rmgsort-spill-" + std::to_string(::getpid()) + "-" + std::to_string(files++);
-      registration_ = CleanupRegistration(path_);
-      fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-      if (fd_ >= 0) break;
-      const int error = errno;
-      registration_ = CleanupRegistration();
-      path_.clear();
-      if (error != EEXIST || attempt > 100) {
-        errno = error;
-        throw_errno("--temp-dir " + dir, "cannot create a spill file");
-      }
-    }
-  }
-  ~SpillFile() { remove(); }
-  SpillFile(const SpillFile&) = delete;
-  SpillFile& operator=(const SpillFile&) = delete;
-
-  void append(const std::byte* data, std::uint64_t bytes, const std::string& temp_dir) {
-    if (bytes == 0) return;
-    WriteOptions options;
-    options.preallocate = false;  // many small appends; ENOSPC surfaces on the write itself
-    try {
-      write_file(fd_, path_, data, bytes, options);
-    } catch (const Error& e) {
-      throw Error("--temp-dir " + temp_dir + ": spilling failed: " + e.what());
-    }
-    bytes_ += bytes;
-  }
-  void remove() noexcept {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = -1;
-    if (!path_.empty()) ::unlink(path_.c_str());
-    path_.clear();
-    registration_ = CleanupRegistration();
-  }
-  [[nodiscard]] const std::string& path() const { return path_; }
-  [[nodiscard]] std::uint64_t bytes() const { return bytes_; }
-
- private:
-  std::string path_;
-  int fd_ = -1;
-  CleanupRegistration registration_;
-  std::uint64_t bytes_ = 0;
-};
-
 // Whole-key chunks of a source, in order.
 class ChunkSource {
  public:
@@ -115,7 +59,7 @@ class ChunkSource {
   virtual std::span<const std::byte> next() = 0;  // empty at the end
 };
 
-// A regular file (the input or a spill file), chunk by chunk through io_uring.
+// A regular file (the input), chunk by chunk through io_uring.
 class FileChunks final : public ChunkSource {
  public:
   FileChunks(const InputFile& input, std::size_t chunk_bytes) : reader_(input, chunk_bytes) {}
@@ -162,6 +106,53 @@ class StreamChunks final : public ChunkSource {
   std::size_t staging_used_ = 0;
 };
 
+// One round of a spill file, read into two buffers in turn: the next chunk is read while the
+// caller classifies this one.
+class RoundChunks final : public ChunkSource {
+ public:
+  RoundChunks(const SpillFile& file, std::size_t round, std::size_t chunk_bytes)
+      : reader_(file, round), buffers_{HostBuffer(chunk_bytes), HostBuffer(chunk_bytes)} {
+    read_ahead();
+  }
+  std::span<const std::byte> next() override {
+    if (!ahead_.valid()) return {};
+    const std::size_t got = ahead_.get();  // rethrows the read's Error
+    HostBuffer& filled = buffers_[filling_];
+    filling_ ^= 1;
+    // The caller is done with the other buffer, the chunk it had last.
+    if (reader_.bytes_left() > 0) read_ahead();
+    return {filled.data(), got};
+  }
+
+ private:
+  void read_ahead() {
+    HostBuffer& buffer = buffers_[filling_];
+    ahead_ = std::async(std::launch::async, [this, &buffer] { return reader_.read(buffer.data(), buffer.size()); });
+  }
+
+  SpillRoundReader reader_;
+  HostBuffer buffers_[2];
+  int filling_ = 0;
+  std::future<std::size_t> ahead_;  // declared last: waited for before the buffers go
+};
+
+// A sample of encoded keys, in memory mapped for it alone: unmapped whole once the splitters are
+// chosen, none of it stays behind in the allocator's heap (a vector's would, past a few hundred KiB).
+template <class Bits>
+class Sample {
+ public:
+  explicit Sample(std::size_t most_bytes) : memory_(most_bytes), most_(most_bytes / sizeof(Bits)) {}
+  void push(Bits key) {
+    if (keys_ < most_) memory_.as<Bits>()[keys_++] = key;
+  }
+  [[nodiscard]] std::span<Bits> keys() { return {memory_.as<Bits>(), keys_}; }
+
+ private:
+  HostBuffer memory_;
+  std::size_t most_;
+  std::size_t keys_ = 0;
+};
+
 // What one pass learned of each round's keys.
 template <class Bits>
 struct RoundExtent {
@@ -183,34 +174,36 @@ class SpillSorter {
   SpillSorter(const SpillJob& job, SpillReport& report)
       : job_(job), report_(report), scattered_{HostBuffer(job.chunk_bytes), HostBuffer(job.chunk_bytes)} {}
 
-  // Partitions every key of `source` into rounds by `splitters` and finishes each round in order.
-  // `source_keys` (0: unknown) tells when a pass made no progress. `counted_as`: the rounds the
-  // source stood for in the rounds total until this pass (0 for the input).
-  void partition(ChunkSource& source, const Splitters<Bits>& splitters, std::uint64_t source_keys, int level,
-                 std::uint64_t counted_as) {
+  // Partitions every key of `source` into rounds by `splitters`, in one spill file, then finishes each
+  // round in order. `source_keys` (0: unknown) tells how much a round shrank. `counted_as`: the
+  // rounds the source stood for in the rounds total until this pass (0 for the input). The source
+  // is let go once read: a pass keeps only its spill file open while its rounds are finished.
+  void partition(std::unique_ptr<ChunkSource> source, const Splitters<Bits>& splitters, std::uint64_t source_keys,
+                 int level, std::uint64_t counted_as) {
     report_.levels = std::max(report_.levels, level);
     const std::size_t rounds = splitters.rounds();
-    std::vector<std::unique_ptr<SpillFile>> files;
-    for (std::size_t r = 0; r < rounds; ++r) files.push_back(std::make_unique<SpillFile>(job_.temp_dir));
+    SpillFile file(job_.temp_dir, rounds, job_.chunk_bytes / 2);
     std::vector<RoundExtent<Bits>> extents(rounds);
     Stopwatch spilling;
-    // A chunk's keys are appended to the spill files by a background task while the next chunk is
-    // read and classified into the other buffer. (Declared after `files`: destroyed, so waited for,
-    // before them.)
-    std::future<void> appending;
-    for (std::span<const std::byte> chunk = source.next(); !chunk.empty(); chunk = source.next()) {
-      if (level == 1 && job_.on_input) job_.on_input(chunk);
-      HostBuffer& grouped = scattered_[parity_of_chunk_ ^= 1];
-      std::vector<std::uint64_t> starts = classify(chunk, splitters, extents, grouped);
-      if (appending.valid()) appending.get();  // the previous chunk's appends; rethrows their Error
-      appending = std::async(std::launch::async, [this, &files, &grouped, starts = std::move(starts)] {
-        for (std::size_t r = 0; r + 1 < starts.size(); ++r)
-          files[r]->append(grouped.data() + starts[r] * sizeof(T), (starts[r + 1] - starts[r]) * sizeof(T),
-                           job_.temp_dir);
-      });
-      report_.spilled_bytes += chunk.size();
+    {
+      // A chunk's keys are appended to the spill file by a background task while the next chunk is
+      // read and classified into the other buffer. (Declared after `file`: destroyed, so waited for,
+      // before it.)
+      std::future<void> appending;
+      for (std::span<const std::byte> chunk = source->next(); !chunk.empty(); chunk = source->next()) {
+        if (level == 1 && job_.on_input) job_.on_input(chunk);
+        HostBuffer& grouped = scattered_[parity_of_chunk_ ^= 1];
+        std::vector<std::uint64_t> ends = classify(chunk, splitters, extents, grouped);
+        if (appending.valid()) appending.get();  // the previous chunk's append; rethrows its Error
+        appending = std::async(std::launch::async, [&file, &grouped, ends = std::move(ends)] {
+          file.append(std::span<const std::byte>(grouped.data(), ends.back()), ends);
+        });
+        report_.spilled_bytes += chunk.size();
+      }
+      if (appending.valid()) appending.get();
     }
-    if (appending.valid()) appending.get();
+    source.reset();
+    file.finish_appending();
     report_.spill_seconds += spilling.lap();
     // What the pass found replaces what the source was expected to become. None of the source's
     // rounds is done yet (counted_as <= rounds_total_ - rounds_done_): the total stays >= the done.
@@ -218,34 +211,27 @@ class SpillSorter {
     for (const RoundExtent<Bits>& extent : extents) expected += rounds_expected(extent);
     rounds_total_ = rounds_total_ - counted_as + expected;
     report_rounds();
-    for (std::size_t r = 0; r < rounds; ++r) {
-      finish_round(*files[r], extents[r], source_keys, level);
-      files[r]->remove();
-    }
+    for (std::size_t r = 0; r < rounds; ++r) finish_round(file, r, extents[r], source_keys, level);
   }
 
-  // A sample of the keys of `input`: random pages of a file, encoded.
-  std::vector<Bits> sample_file(const InputFile& input) {
-    const std::uint64_t pages = (input.size + kPageBytes - 1) / kPageBytes;
-    std::vector<Bits> sample;
-    std::vector<std::byte> page(kPageBytes);
-    std::mt19937_64 random(input.size);  // deterministic: the same file gives the same rounds
-    const std::uint64_t reads = std::min<std::uint64_t>(pages, kSamplePages);
-    for (std::uint64_t i = 0; i < reads; ++i) {
-      const std::uint64_t p = pages <= kSamplePages ? i : random() % pages;
-      const std::size_t got = pread_full(input, page.data(), kPageBytes, p * kPageBytes);
-      for (std::size_t at = 0; at + sizeof(T) <= got; at += sizeof(T)) sample.push_back(encode(page.data() + at));
+  // A sample of the keys of `input`, a regular file: pieces at random offsets, encoded.
+  Sample<Bits> sample_file(const InputFile& input) {
+    Sample<Bits> sample(sample_bytes());
+    std::vector<std::byte> piece(piece_bytes());
+    for (const std::uint64_t offset : sample_offsets(input.size, input.size)) {
+      const std::size_t got = pread_full(input, piece.data(), piece.size(), offset);
+      append_encoded(sample, piece.data(), got);
     }
     return sample;
   }
 
   // A sample of keys spread over a stream's prefix, encoded.
-  std::vector<Bits> sample_prefix(std::span<const std::byte> prefix) {
+  Sample<Bits> sample_prefix(std::span<const std::byte> prefix) {
     const std::size_t keys = prefix.size() / sizeof(T);
-    const std::size_t wanted = kSamplePages * kPageBytes / sizeof(T);
-    const std::size_t stride = std::max<std::size_t>(1, keys / wanted);
-    std::vector<Bits> sample;
-    for (std::size_t i = 0; i < keys; i += stride) sample.push_back(encode(prefix.data() + i * sizeof(T)));
+    const std::size_t wanted = sample_bytes() / sizeof(T);
+    const std::size_t stride = std::max<std::size_t>(1, (keys + wanted - 1) / wanted);
+    Sample<Bits> sample(sample_bytes());
+    for (std::size_t i = 0; i < keys; i += stride) sample.push(encode(prefix.data() + i * sizeof(T)));
     return sample;
   }
 
@@ -263,9 +249,52 @@ class SpillSorter {
     return job_.order == SortOrder::ascending ? KeyOrder<T, SortOrder::ascending>::encode(key)
                                               : KeyOrder<T, SortOrder::descending>::encode(key);
   }
+  void append_encoded(Sample<Bits>& sample, const std::byte* keys, std::size_t bytes) const {
+    for (std::size_t at = 0; at + sizeof(T) <= bytes; at += sizeof(T)) sample.push(encode(keys + at));
+  }
+
+  // A sample takes at most two chunks (the memory of the pass's reader, which it precedes), 2 MiB
+  // where that is more; it is read in kSamplePieces pieces of whole keys.
+  std::size_t sample_bytes() const { return std::min(kMaxSampleBytes, 2 * job_.chunk_bytes); }
+  std::size_t piece_bytes() const { return std::max(sizeof(T), sample_bytes() / kSamplePieces / sizeof(T) * sizeof(T)); }
+
+  // Where the sample's pieces start among `bytes` bytes of keys, in increasing order: all of them
+  // when they fit the sample, else random key offsets (seeded by `seed`: the same input gives the
+  // same rounds).
+  std::vector<std::uint64_t> sample_offsets(std::uint64_t bytes, std::uint64_t seed) const {
+    const std::size_t piece = piece_bytes();
+    std::vector<std::uint64_t> offsets;
+    if (bytes <= sample_bytes()) {
+      for (std::uint64_t at = 0; at < bytes; at += piece) offsets.push_back(at);
+      return offsets;
+    }
+    std::mt19937_64 random(seed);
+    const std::uint64_t starts = (bytes - piece) / sizeof(T) + 1;
+    for (std::size_t i = 0; i < kSamplePieces; ++i) offsets.push_back(random() % starts * sizeof(T));
+    std::sort(offsets.begin(), offsets.end());
+    return offsets;
+  }
+
+  // A sample of round `round` of `file`, like sample_file's.
+  Sample<Bits> sample_round(const SpillFile& file, std::size_t round) {
+    SpillRoundReader reader(file, round);
+    const std::uint64_t bytes = reader.bytes_left();
+    Sample<Bits> sample(sample_bytes());
+    std::vector<std::byte> piece(piece_bytes());
+    std::uint64_t at = 0;  // bytes of the round passed
+    for (const std::uint64_t offset : sample_offsets(bytes, bytes)) {
+      if (offset < at) continue;  // overlaps the piece before
+      reader.skip(offset - at);
+      const std::size_t got = reader.read(piece.data(), piece.size());
+      append_encoded(sample, piece.data(), got);
+      at = offset + got;
+    }
+    return sample;
+  }
 
   // Groups the chunk's keys by round into `grouped` (in parallel, blocks of kBlockKeys keys: count,
-  // then scatter at offsets from a round-major prefix sum); returns each round's start there.
+  // then scatter at offsets from a round-major prefix sum); returns where each round ends there, in
+  // bytes.
   std::vector<std::uint64_t> classify(std::span<const std::byte> chunk, const Splitters<Bits>& splitters,
                                       std::vector<RoundExtent<Bits>>& extents, HostBuffer& grouped) {
     const std::size_t n = chunk.size() / sizeof(T);
@@ -284,53 +313,61 @@ class SpillSorter {
       }
     });
     std::vector<std::uint64_t> offsets(blocks * rounds);
-    std::vector<std::uint64_t> starts(rounds + 1, 0);
+    std::vector<std::uint64_t> ends(rounds, 0);
     std::uint64_t at = 0;
     for (std::size_t r = 0; r < rounds; ++r) {
-      starts[r] = at;
       for (std::size_t b = 0; b < blocks; ++b) {
         offsets[b * rounds + r] = at;
         at += block_extents[b * rounds + r].keys;
         extents[r].add(block_extents[b * rounds + r]);
       }
+      ends[r] = at * sizeof(T);
     }
-    starts[rounds] = at;
     tbb::parallel_for(std::size_t{0}, blocks, [&](std::size_t b) {
       std::uint64_t* next = &offsets[b * rounds];
       for (std::size_t i = b * kBlockKeys; i < std::min(n, (b + 1) * kBlockKeys); ++i)
         std::memcpy(grouped.data() + next[round_of(i)]++ * sizeof(T), chunk.data() + i * sizeof(T), sizeof(T));
     });
-    return starts;
+    return ends;
   }
 
-  void finish_round(SpillFile& file, const RoundExtent<Bits>& extent, std::uint64_t source_keys, int level) {
+  void finish_round(const SpillFile& file, std::size_t round, const RoundExtent<Bits>& extent,
+                    std::uint64_t source_keys, int level) {
     if (extent.keys == 0) return;
-    InputFile spilled = open_input(file.path());
     if (extent.keys <= job_.round_keys) {
       std::byte* keys = next_round_buffer();
-      read_file(spilled, keys, file.bytes());
+      SpillRoundReader(file, round).read(keys, extent.keys * sizeof(T));
       Stopwatch sorting;
       job_.sort_round(keys, extent.keys);
       hand_on(keys, extent.keys, sorting.lap());
       ++rounds_done_;
       report_rounds();
     } else if (extent.lowest == extent.highest) {
-      // One repeated value: already in order; handed on in pieces of at most a round.
-      FileChunks chunks(spilled, std::min<std::size_t>(job_.chunk_bytes, job_.round_keys * sizeof(T)));
-      for (std::span<const std::byte> piece = chunks.next(); !piece.empty(); piece = chunks.next()) {
+      // One repeated value: already in order; read straight into the round buffers and handed on in
+      // pieces of at most a round.
+      SpillRoundReader reader(file, round);
+      while (reader.bytes_left() > 0) {
         std::byte* keys = next_round_buffer();
-        std::memcpy(keys, piece.data(), piece.size());
-        hand_on(keys, piece.size() / sizeof(T), 0);
+        const std::size_t got = reader.read(keys, job_.round_keys * sizeof(T));
+        hand_on(keys, got / sizeof(T), 0);
       }
       ++rounds_done_;  // one round of the count, however many pieces it was handed on in
       report_rounds();
     } else {
-      // Too many keys of several values: partition this round again. A pass that kept every key
-      // in one round (a sample blind to the spread) is followed by one that halves the value range.
-      std::vector<Bits> sample = extent.keys == source_keys ? std::vector<Bits>{} : sample_file(spilled);
-      const auto splitters = Splitters<Bits>::from_sample(sample, rounds_for(extent.keys), extent.lowest, extent.highest);
-      FileChunks chunks(spilled, job_.chunk_bytes);
-      partition(chunks, splitters, extent.keys, level + 1, rounds_expected(extent));
+      // Too many keys of several values: partition this round again. A round that kept more than
+      // half of its source's keys (a sample blind to their spread) is split evenly by value
+      // instead, which divides its value range by the rounds. So on any path, a pass halves the
+      // keys or the next one divides the range: the path, and with it the spill files open at once
+      // (one per pass on it), stays short (a few passes on any realistic input).
+      const bool halved = source_keys == 0 || extent.keys <= source_keys / 2;
+      const std::size_t rounds = rounds_for(extent.keys);
+      const Splitters<Bits> splitters = [&] {
+        if (!halved) return Splitters<Bits>::evenly(rounds, extent.lowest, extent.highest);
+        Sample<Bits> sample = sample_round(file, round);  // gone before the pass's buffers exist
+        return Splitters<Bits>::from_sample(sample.keys(), rounds, extent.lowest, extent.highest);
+      }();
+      partition(std::make_unique<RoundChunks>(file, round, job_.chunk_bytes), splitters, extent.keys, level + 1,
+                rounds_expected(extent));
     }
   }
 
@@ -373,23 +410,22 @@ class SpillSorter {
 }  // namespace
 
 SpillReport spill_sort(const SpillJob& job, const SpillSource& source) {
-  RMGSORT_EXPECTS(job.round_keys > 0 && job.chunk_bytes % kPageBytes == 0 && job.chunk_bytes % key_width(job.type) == 0,
+  RMGSORT_EXPECTS(job.round_keys > 0 && job.chunk_bytes % 4096 == 0 && job.chunk_bytes % key_width(job.type) == 0,
                   "spill_sort: a round of at least one key, chunks of whole pages and keys");
   SpillReport report;
   visit_key_type(job.type, [&]<class T>(T) {
     SpillSorter<T> sorter(job, report);
     const InputFile& input = *source.input;
+    using Bits = RadixBits<T>;
     if (input.regular) {
-      std::vector<RadixBits<T>> sample = sorter.sample_file(input);
       const std::uint64_t keys = input.size / sizeof(T);
-      const auto splitters = Splitters<RadixBits<T>>::from_sample(sample, sorter.rounds_for(keys), 0, 0);
-      FileChunks chunks(input, job.chunk_bytes);
-      sorter.partition(chunks, splitters, keys, 1, 0);
+      const auto splitters = Splitters<Bits>::from_sample(sorter.sample_file(input).keys(), sorter.rounds_for(keys), 0, 0);
+      sorter.partition(std::make_unique<FileChunks>(input, job.chunk_bytes), splitters, keys, 1, 0);
     } else {
-      std::vector<RadixBits<T>> sample = sorter.sample_prefix(source.prefix);
-      const auto splitters = Splitters<RadixBits<T>>::from_sample(sample, sorter.rounds_for(0), 0, 0);
-      StreamChunks chunks(input, source.prefix, job.chunk_bytes, sizeof(T));
-      sorter.partition(chunks, splitters, 0, 1, 0);
+      const auto splitters =
+          Splitters<Bits>::from_sample(sorter.sample_prefix(source.prefix).keys(), sorter.rounds_for(0), 0, 0);
+      sorter.partition(std::make_unique<StreamChunks>(input, source.prefix, job.chunk_bytes, sizeof(T)), splitters,
+                       0, 1, 0);
     }
   });
   return report;

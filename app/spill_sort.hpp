@@ -1,9 +1,18 @@
-// Sorting inputs larger than --host-memory (thesis §6): one streaming pass reads the input and
-// appends each key to the spill file of its round in --temp-dir (round boundaries from a sample,
-// with a margin); then each round is read back, sorted in memory and handed on in order. A round
-// that still holds more keys than fit is partitioned again the same way (a round of one repeated
-// value is already sorted and is copied through). Spill files are removed as soon as their round is
-// done, on errors, and on SIGINT/SIGTERM (io/cleanup.hpp).
+// Sorting inputs larger than --host-memory (thesis §6): one streaming pass reads the input, groups
+// each chunk's keys by round (round boundaries from a sample, with a margin) and appends the chunk
+// to the pass's one spill file in --temp-dir (io/spill_file.hpp: anonymous, so nothing can outlive
+// the process); then each round is read back from its segments, sorted in memory and handed on in
+// order. A round that still holds more keys than fit is partitioned again the same way (a round of
+// one repeated value is already sorted and is copied through). Open spill files: one per pass on
+// the current path of passes, a few on any realistic input, however skewed.
+//
+// Memory besides the two round buffers (and the caller's): at most 5 chunk_bytes at any time: two
+// chunks being grouped by round (one classified, one appended); the pass's reader, two chunks (a
+// file's io_uring reader, a stream's reader and its re-cut keys, or a round's double buffer), or
+// before it the sample (at most two chunks); and the spill tables, half a chunk for the page being
+// filled and at most as much for the page columns a round is read through. A pass lets its reader
+// go before its rounds are finished, so the passes above the current one hold only their spill
+// files' descriptors and a few bytes per round.
 #pragma once
 
 #include <array>
@@ -57,7 +66,7 @@ struct SpillReport {
 };
 
 // Sorts every key of `source` through spill files; throws rmgsort::Error naming the file or
-// --temp-dir on a failure (e.g. "--temp-dir /tmp: spill file ...: No space left on device").
+// --temp-dir on a failure (e.g. "--temp-dir /tmp: spill file: write failed: No space left on device").
 SpillReport spill_sort(const SpillJob& job, const SpillSource& source);
 
 }  // namespace rmgsort

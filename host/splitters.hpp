@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 namespace rmgsort {
@@ -16,11 +17,17 @@ template <class Bits>
 class Splitters {
  public:
   // From `sample` (encoded keys, any order; sorted in place), aiming at `rounds` rounds of equal
-  // expected size. A value that fills more than a round's share of the sample gets a round of its
-  // own (it cannot be split by value, and a round of one value needs no sort). When the sample
-  // offers no boundary (one value) but the keys span [lowest, highest] with lowest < highest, the
-  // middle of that range is the boundary, so that partitioning again always makes progress.
-  static Splitters from_sample(std::vector<Bits>& sample, std::size_t rounds, Bits lowest, Bits highest);
+  // expected size, and never more than `rounds` rounds. A value that fills more than a round's share
+  // of the sample gets a round of its own (it cannot be split by value, and a round of one value
+  // needs no sort); where heavy values would make more rounds than asked for, the shares grow until
+  // they fit. When the sample offers no boundary (one value) but the keys span [lowest, highest]
+  // with lowest < highest, the middle of that range is the boundary, so that partitioning again
+  // always makes progress.
+  static Splitters from_sample(std::span<Bits> sample, std::size_t rounds, Bits lowest, Bits highest);
+  // Rounds of equal width over [lowest, highest] (at most `rounds`, at least 2 when lowest <
+  // highest): each round's range is at most (highest - lowest) / rounds wide, so a round
+  // partitioned this way again and again ends in single values after log_rounds(range) passes.
+  static Splitters evenly(std::size_t rounds, Bits lowest, Bits highest);
 
   [[nodiscard]] std::size_t rounds() const { return bounds_.size() + 1; }
   [[nodiscard]] std::size_t round_of(Bits encoded) const {
@@ -29,6 +36,10 @@ class Splitters {
   [[nodiscard]] const std::vector<Bits>& bounds() const { return bounds_; }
 
  private:
+  // Quantile boundaries of the sorted sample for `rounds` shares, and both sides of every value
+  // that fills more than a share.
+  static std::vector<Bits> bounds_for(std::span<const Bits> sorted, std::size_t rounds);
+
   std::vector<Bits> bounds_;  // strictly increasing
 };
 

@@ -4,7 +4,8 @@
 # rmgsort builds for the CPU only.
 set -euo pipefail
 
-packages=(cmake ninja-build g++ pkg-config libtbb-dev liburing-dev libnuma-dev libcli11-dev libgtest-dev)
+packages=(cmake ninja-build g++ pkg-config libtbb-dev liburing-dev libnuma-dev libcli11-dev libgtest-dev
+          time)  # /usr/bin/time: the spill tests measure peak memory with it
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

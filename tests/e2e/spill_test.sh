@@ -166,7 +166,8 @@ exec 3>"$dir/feed"
 cat "$WORK/in" >&3  # more than half of --host-memory: the spill files exist; then the stream stalls
 appeared=0
 for ((i = 0; i < 2000; i++)); do
-  if compgen -G "$dir/temp/rmgsort-spill-*" >/dev/null; then appeared=1; break; fi
+  # Spill files have no name: the spill has begun once rmgsort holds a file in the directory.
+  if find /proc/"$pid"/fd -lname "$dir/temp/*" 2>/dev/null | grep -q .; then appeared=1; break; fi
   sleep 0.01
 done
 ((appeared)) || fail "no spill file appeared"

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <limits>
 #include <random>
+#include <tuple>
 #include <vector>
 
 namespace rmgsort {
@@ -68,6 +69,50 @@ TYPED_TEST(SplittersTest, BlindSampleSplitsTheKnownRange) {
   EXPECT_LE(single.rounds(), 3u) << "at most: below the value, the value, above it";
   EXPECT_NE(single.round_of(6), single.round_of(7));
   EXPECT_NE(single.round_of(7), single.round_of(8));
+}
+
+TYPED_TEST(SplittersTest, HeavyValuesNeverMakeMoreRoundsThanAskedFor) {
+  using Bits = TypeParam;
+  // 40 values of more than a share each: two bounds each would make 80+ rounds.
+  std::vector<Bits> sample;
+  for (Bits v = 0; v < 40; ++v) sample.insert(sample.end(), 100, Bits(1000 + 10 * v));
+  for (Bits v = 0; v < 200; ++v) sample.push_back(Bits(3 * v));
+  sample.insert(sample.end(), 2000, Bits(5000));  // a third of the sample
+  for (const std::size_t rounds : {2u, 3u, 8u, 64u}) {
+    std::vector<Bits> copy = sample;
+    const auto splitters = Splitters<Bits>::from_sample(copy, rounds, 0, 0);
+    EXPECT_LE(splitters.rounds(), rounds);
+    EXPECT_GE(splitters.rounds(), 2u);
+    for (std::size_t i = 1; i < splitters.bounds().size(); ++i) EXPECT_LT(splitters.bounds()[i - 1], splitters.bounds()[i]);
+  }
+  std::vector<Bits> copy = sample;
+  const auto splitters = Splitters<Bits>::from_sample(copy, 64, 0, 0);
+  EXPECT_NE(splitters.round_of(4999), splitters.round_of(5000)) << "the heaviest value still gets a round of its own";
+  EXPECT_NE(splitters.round_of(5000), splitters.round_of(5001));
+}
+
+TYPED_TEST(SplittersTest, EvenlyDividesTheRange) {
+  using Bits = TypeParam;
+  constexpr Bits kMax = std::numeric_limits<Bits>::max();
+  for (const auto& [lowest, highest, rounds] : std::vector<std::tuple<Bits, Bits, std::size_t>>{
+           {0, kMax, 64}, {100, 101, 64}, {5, 1005, 7}, {kMax - 3, kMax, 2}, {0, 1000, 1000}, {0, 1000, 3000}}) {
+    const auto splitters = Splitters<Bits>::evenly(rounds, lowest, highest);
+    ASSERT_GE(splitters.rounds(), 2u);
+    EXPECT_LE(splitters.rounds(), rounds);
+    const std::vector<Bits>& bounds = splitters.bounds();
+    EXPECT_GT(bounds.front(), lowest);
+    EXPECT_LE(bounds.back(), highest);
+    // Every round's range, [lowest or a bound, the next bound - 1 or highest], is at most
+    // (highest - lowest) / rounds wide.
+    const Bits widest = Bits((highest - lowest) / rounds);
+    Bits from = lowest;
+    for (const Bits bound : bounds) {
+      EXPECT_LE(Bits(bound - 1 - from), widest);
+      from = bound;
+    }
+    EXPECT_LE(Bits(highest - from), widest);
+  }
+  EXPECT_EQ(Splitters<Bits>::evenly(64, 7, 7).rounds(), 1u);
 }
 
 TYPED_TEST(SplittersTest, OneRoundAskedForGivesOne) {
