@@ -11,7 +11,7 @@
 
 #include "gpu/cuda_check.hpp"
 #include "gpu/device_resources.hpp"
-#include "gpu/kernel_policy.hpp"
+#include "gpu/gpu_policy.hpp"
 #include "gpu/key_transform_kernels.cuh"
 #include "gpu/memory_plan.cuh"
 #include "gpu/partition_kernels.cuh"
@@ -20,7 +20,7 @@
 namespace rmgsort {
 namespace {
 
-constexpr int kMaxPasses = 64 / kernel_policy::kDigitBits;
+constexpr int kMaxPasses = 64 / gpu_policy::kDigitBits;
 
 // Makes a device current while the members declared after it are built: streams, events and
 // buffers belong to the device that was current when they were created.
@@ -37,13 +37,13 @@ struct GpuState {
   std::array<DeviceBuffer, 2> keys;  // the double buffer
   DeviceBuffer block_counts;         // digit-major block histograms, scanned in place into offsets
   DeviceBuffer scan_temporary;
-  std::array<DeviceBuffer, kSortStreams> sort_temporary;
+  std::array<DeviceBuffer, gpu_policy::kSortStreams> sort_temporary;
   Stream main;                                // copy in, passes
-  std::array<Stream, kSortStreams> sort;      // bucket sorts and copies back
+  std::array<Stream, gpu_policy::kSortStreams> sort;      // bucket sorts and copies back
   std::vector<Stream> to_gpu;                 // swap: one stream per destination GPU
   Event start, copied_in, swap_start, swap_done, sorted;
   std::array<Event, kMaxPasses> histogram_start, histogram_done, scatter_start, scatter_done;
-  std::array<Event, kSortStreams> sort_stream_done;
+  std::array<Event, gpu_policy::kSortStreams> sort_stream_done;
   std::vector<Event> sent_to;                 // per destination
   int current = 0;                            // which of `keys` holds this GPU's keys
 };
@@ -105,8 +105,8 @@ struct InCoreSorter::Impl {
         }
       }
     }
-    digit_start_slots = PartitionPlanner::max_spanning_buckets(int(g), key_bits, kernel_policy::kDigitBits) * g;
-    digit_starts = PinnedHostBuffer(digit_start_slots * kernel_policy::kDigits * sizeof(std::uint32_t));
+    digit_start_slots = PartitionPlanner::max_spanning_buckets(int(g), key_bits, gpu_policy::kDigitBits) * g;
+    digit_starts = PinnedHostBuffer(digit_start_slots * gpu_policy::kDigits * sizeof(std::uint32_t));
   }
 
   template <class T>
@@ -166,17 +166,17 @@ InCoreStats InCoreSorter::Impl::sort_typed(std::byte* host, std::uint64_t count,
       for (std::size_t s = 0; s < spanning.size(); ++s) {
         const GpuRange part = spanning[s].on_gpu[i];
         if (part.keys == 0) continue;
-        const std::uint64_t blocks = kernel_policy::blocks_for(part.keys, int(width));
+        const std::uint64_t blocks = gpu_policy::blocks_for(part.keys, int(width));
         std::uint32_t* counts = gpu.block_counts.as<std::uint32_t>() + slot;
         const Bits* keys = gpu.keys[std::size_t(gpu.current)].as<Bits>() + part.offset;
         block_histograms_async<T>(keys, std::uint32_t(part.keys), spanning[s].digit_shift, input, counts, gpu.main.get());
         std::size_t temporary_bytes = gpu.layout.scan_temporary_bytes;
         RMGSORT_CUDA_TRY(cub::DeviceScan::ExclusiveSum(gpu.scan_temporary.as(), temporary_bytes, counts, counts,
-                                                       blocks * kernel_policy::kDigits, gpu.main.get()));
-        RMGSORT_CUDA_TRY(cudaMemcpy2DAsync(starts + (s * g + i) * kernel_policy::kDigits, sizeof(std::uint32_t), counts,
-                                           blocks * sizeof(std::uint32_t), sizeof(std::uint32_t), kernel_policy::kDigits,
+                                                       blocks * gpu_policy::kDigits, gpu.main.get()));
+        RMGSORT_CUDA_TRY(cudaMemcpy2DAsync(starts + (s * g + i) * gpu_policy::kDigits, sizeof(std::uint32_t), counts,
+                                           blocks * sizeof(std::uint32_t), sizeof(std::uint32_t), gpu_policy::kDigits,
                                            cudaMemcpyDeviceToHost, gpu.main.get()));
-        slot += blocks * kernel_policy::kDigits;
+        slot += blocks * gpu_policy::kDigits;
       }
       gpu.histogram_done[std::size_t(pass)].record(gpu.main.get());
     }
@@ -185,15 +185,15 @@ InCoreStats InCoreSorter::Impl::sort_typed(std::byte* host, std::uint64_t count,
       gpu.main.synchronize();
     }
 
-    histograms.assign(spanning.size() * g, std::vector<std::uint64_t>(kernel_policy::kDigits, 0));
+    histograms.assign(spanning.size() * g, std::vector<std::uint64_t>(gpu_policy::kDigits, 0));
     for (std::size_t s = 0; s < spanning.size(); ++s) {
       for (std::size_t i = 0; i < g; ++i) {
         const GpuRange part = spanning[s].on_gpu[i];
         if (part.keys == 0) continue;
-        const std::uint32_t* first = starts + (s * g + i) * kernel_policy::kDigits;
+        const std::uint32_t* first = starts + (s * g + i) * gpu_policy::kDigits;
         auto& histogram = histograms[s * g + i];
-        for (int d = 0; d < kernel_policy::kDigits; ++d)
-          histogram[std::size_t(d)] = (d + 1 < kernel_policy::kDigits ? first[d + 1] : std::uint32_t(part.keys)) - first[d];
+        for (int d = 0; d < gpu_policy::kDigits; ++d)
+          histogram[std::size_t(d)] = (d + 1 < gpu_policy::kDigits ? first[d + 1] : std::uint32_t(part.keys)) - first[d];
       }
     }
 
@@ -209,7 +209,7 @@ InCoreStats InCoreSorter::Impl::sort_typed(std::byte* host, std::uint64_t count,
       for (std::size_t s = 0; s < spanning.size(); ++s) {
         const GpuRange part = spanning[s].on_gpu[i];
         if (part.keys == 0) continue;
-        const std::uint64_t blocks = kernel_policy::blocks_for(part.keys, int(width));
+        const std::uint64_t blocks = gpu_policy::blocks_for(part.keys, int(width));
         const auto& histogram = histograms[s * g + i];
         const bool one_digit = std::find(histogram.begin(), histogram.end(), part.keys) != histogram.end();
         if (!one_digit) {
@@ -228,7 +228,7 @@ InCoreStats InCoreSorter::Impl::sort_typed(std::byte* host, std::uint64_t count,
           encode_keys_async<T>(gpu.keys[std::size_t(gpu.current)].as<Bits>() + part.offset, part.keys, order,
                                gpu.main.get());
         }
-        slot += blocks * kernel_policy::kDigits;
+        slot += blocks * gpu_policy::kDigits;
       }
       gpu.scatter_done[std::size_t(pass)].record(gpu.main.get());
     }
@@ -288,12 +288,12 @@ InCoreStats InCoreSorter::Impl::sort_typed(std::byte* host, std::uint64_t count,
     for (auto& stream : gpu.sort) RMGSORT_CUDA_TRY(cudaStreamWaitEvent(stream.get(), gpu.swap_done.get(), 0));
     for (std::size_t k = 0; k < sorts.size(); ++k) {
       const BucketSort& sort = sorts[k];
-      cudaStream_t stream = gpu.sort[k % kSortStreams].get();
+      cudaStream_t stream = gpu.sort[k % gpu_policy::kSortStreams].get();
       Bits* result = received + sort.offset;
       if (sort.end_bit > 0 && sort.keys > 1) {
         cub::DoubleBuffer<Bits> buffers(received + sort.offset, spare + sort.offset);
         std::size_t temporary_bytes = gpu.layout.sort_temporary_bytes;
-        RMGSORT_CUDA_TRY(cub::DeviceRadixSort::SortKeys(gpu.sort_temporary[k % kSortStreams].as(), temporary_bytes,
+        RMGSORT_CUDA_TRY(cub::DeviceRadixSort::SortKeys(gpu.sort_temporary[k % gpu_policy::kSortStreams].as(), temporary_bytes,
                                                         buffers, sort.keys, 0, sort.end_bit, stream));
         result = buffers.Current();
       }
@@ -301,7 +301,7 @@ InCoreStats InCoreSorter::Impl::sort_typed(std::byte* host, std::uint64_t count,
       RMGSORT_CUDA_TRY(cudaMemcpyAsync(host + (base + sort.offset) * width, result, sort.keys * width,
                                        cudaMemcpyDeviceToHost, stream));
     }
-    for (int k = 0; k < kSortStreams; ++k) {
+    for (int k = 0; k < gpu_policy::kSortStreams; ++k) {
       gpu.sort_stream_done[std::size_t(k)].record(gpu.sort[std::size_t(k)].get());
       RMGSORT_CUDA_TRY(cudaStreamWaitEvent(gpu.main.get(), gpu.sort_stream_done[std::size_t(k)].get(), 0));
     }
