@@ -16,6 +16,7 @@
 #include "gpu/memory_plan.cuh"
 #include "gpu/partition_kernels.cuh"
 #include "gpu/partition_planner.hpp"
+#include "gpu/pass_parts.hpp"
 
 namespace rmgsort {
 namespace {
@@ -145,15 +146,14 @@ InCoreStats InCoreSorter::Impl::sort_typed(std::byte* host, std::uint64_t count,
   PlannerConfig config;
   config.key_bits = int(8 * width);
   PartitionPlanner planner(chunks, config);
-  std::vector<std::vector<std::uint64_t>> histograms;
   // The first pass covers every GPU's whole chunk (the planner's initial bucket) and reads raw keys.
   const KeyInput raw_input = identity ? KeyInput::encoded
                              : order == SortOrder::ascending ? KeyInput::raw_ascending : KeyInput::raw_descending;
   while (!planner.done()) {
     const int pass = planner.passes_done();
     const KeyInput input = pass == 0 ? raw_input : KeyInput::encoded;
-    const auto& spanning = planner.spanning();
-    RMGSORT_EXPECTS(spanning.size() * g <= digit_start_slots, "at most s_max spanning buckets");
+    const PassParts parts = pass_parts(planner.spanning(), g, int(width));
+    RMGSORT_EXPECTS(parts.rows <= digit_start_slots, "at most s_max spanning buckets");
     auto* starts = digit_starts.as<std::uint32_t>();
     // Histograms of every part: block counts, scanned in place into scatter offsets; the digit
     // starts (each digit's first block's offset) go to the host for the planner.
@@ -162,21 +162,16 @@ InCoreStats InCoreSorter::Impl::sort_typed(std::byte* host, std::uint64_t count,
       at(gpu.device, "histogram of pass " + std::to_string(pass + 1));
       ScopedDevice scope(gpu.device);
       gpu.histogram_start[std::size_t(pass)].record(gpu.main.get());
-      std::uint64_t slot = 0;
-      for (std::size_t s = 0; s < spanning.size(); ++s) {
-        const GpuRange part = spanning[s].on_gpu[i];
-        if (part.keys == 0) continue;
-        const std::uint64_t blocks = gpu_policy::blocks_for(part.keys, int(width));
-        std::uint32_t* counts = gpu.block_counts.as<std::uint32_t>() + slot;
-        const Bits* keys = gpu.keys[std::size_t(gpu.current)].as<Bits>() + part.offset;
-        block_histograms_async<T>(keys, std::uint32_t(part.keys), spanning[s].digit_shift, input, counts, gpu.main.get());
+      for (const PassPart& part : parts.on_gpu[i]) {
+        std::uint32_t* counts = gpu.block_counts.as<std::uint32_t>() + part.slot;
+        const Bits* keys = gpu.keys[std::size_t(gpu.current)].as<Bits>() + part.range.offset;
+        block_histograms_async<T>(keys, std::uint32_t(part.range.keys), part.digit_shift, input, counts, gpu.main.get());
         std::size_t temporary_bytes = gpu.layout.scan_temporary_bytes;
         RMGSORT_CUDA_TRY(cub::DeviceScan::ExclusiveSum(gpu.scan_temporary.as(), temporary_bytes, counts, counts,
-                                                       blocks * gpu_policy::kDigits, gpu.main.get()));
-        RMGSORT_CUDA_TRY(cudaMemcpy2DAsync(starts + (s * g + i) * gpu_policy::kDigits, sizeof(std::uint32_t), counts,
-                                           blocks * sizeof(std::uint32_t), sizeof(std::uint32_t), gpu_policy::kDigits,
-                                           cudaMemcpyDeviceToHost, gpu.main.get()));
-        slot += blocks * gpu_policy::kDigits;
+                                                       part.blocks * gpu_policy::kDigits, gpu.main.get()));
+        RMGSORT_CUDA_TRY(cudaMemcpy2DAsync(starts + part.row * gpu_policy::kDigits, sizeof(std::uint32_t), counts,
+                                           part.blocks * sizeof(std::uint32_t), sizeof(std::uint32_t),
+                                           gpu_policy::kDigits, cudaMemcpyDeviceToHost, gpu.main.get()));
       }
       gpu.histogram_done[std::size_t(pass)].record(gpu.main.get());
     }
@@ -185,17 +180,7 @@ InCoreStats InCoreSorter::Impl::sort_typed(std::byte* host, std::uint64_t count,
       gpu.main.synchronize();
     }
 
-    histograms.assign(spanning.size() * g, std::vector<std::uint64_t>(gpu_policy::kDigits, 0));
-    for (std::size_t s = 0; s < spanning.size(); ++s) {
-      for (std::size_t i = 0; i < g; ++i) {
-        const GpuRange part = spanning[s].on_gpu[i];
-        if (part.keys == 0) continue;
-        const std::uint32_t* first = starts + (s * g + i) * gpu_policy::kDigits;
-        auto& histogram = histograms[s * g + i];
-        for (int d = 0; d < gpu_policy::kDigits; ++d)
-          histogram[std::size_t(d)] = (d + 1 < gpu_policy::kDigits ? first[d + 1] : std::uint32_t(part.keys)) - first[d];
-      }
-    }
+    const std::vector<std::vector<std::uint64_t>> histograms = digit_histograms(parts, starts);
 
     // Scatter each part into the other buffer, unless all its keys share the digit (thesis §4.2:
     // then the part is already partitioned). A part that is not the whole chunk is copied back, so
@@ -205,30 +190,26 @@ InCoreStats InCoreSorter::Impl::sort_typed(std::byte* host, std::uint64_t count,
       at(gpu.device, "scatter of pass " + std::to_string(pass + 1));
       ScopedDevice scope(gpu.device);
       gpu.scatter_start[std::size_t(pass)].record(gpu.main.get());
-      std::uint64_t slot = 0;
-      for (std::size_t s = 0; s < spanning.size(); ++s) {
-        const GpuRange part = spanning[s].on_gpu[i];
-        if (part.keys == 0) continue;
-        const std::uint64_t blocks = gpu_policy::blocks_for(part.keys, int(width));
-        const auto& histogram = histograms[s * g + i];
-        const bool one_digit = std::find(histogram.begin(), histogram.end(), part.keys) != histogram.end();
+      for (const PassPart& part : parts.on_gpu[i]) {
+        const GpuRange range = part.range;
+        const std::vector<std::uint64_t>& histogram = histograms[part.row];
+        const bool one_digit = std::find(histogram.begin(), histogram.end(), range.keys) != histogram.end();
         if (!one_digit) {
           Bits* in = gpu.keys[std::size_t(gpu.current)].as<Bits>();
           Bits* out = gpu.keys[std::size_t(1 - gpu.current)].as<Bits>();
-          scatter_async<T>(in + part.offset, std::uint32_t(part.keys), spanning[s].digit_shift, input,
-                           gpu.block_counts.as<std::uint32_t>() + slot, out + part.offset, gpu.main.get());
-          if (part.offset == 0 && part.keys == chunks[i]) {
+          scatter_async<T>(in + range.offset, std::uint32_t(range.keys), part.digit_shift, input,
+                           gpu.block_counts.as<std::uint32_t>() + part.slot, out + range.offset, gpu.main.get());
+          if (range.offset == 0 && range.keys == chunks[i]) {
             gpu.current = 1 - gpu.current;  // the whole chunk moved: flip instead of copying back
           } else {
-            RMGSORT_CUDA_TRY(cudaMemcpyAsync(in + part.offset, out + part.offset, part.keys * width,
+            RMGSORT_CUDA_TRY(cudaMemcpyAsync(in + range.offset, out + range.offset, range.keys * width,
                                              cudaMemcpyDeviceToDevice, gpu.main.get()));
           }
         } else if (input != KeyInput::encoded) {
           // A first pass that moved nothing left raw keys: encode them in place (skewed data only).
-          encode_keys_async<T>(gpu.keys[std::size_t(gpu.current)].as<Bits>() + part.offset, part.keys, order,
+          encode_keys_async<T>(gpu.keys[std::size_t(gpu.current)].as<Bits>() + range.offset, range.keys, order,
                                gpu.main.get());
         }
-        slot += blocks * gpu_policy::kDigits;
       }
       gpu.scatter_done[std::size_t(pass)].record(gpu.main.get());
     }
