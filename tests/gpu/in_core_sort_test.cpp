@@ -4,7 +4,8 @@
 // sorter per (type, g) reused for every round, as the contract allows. Then the edges: counts not
 // divisible by g, fewer keys than GPUs, rounds below the capacity, unregistered and offset host
 // memory, the plan's memory figures and the statistics; and one 2^27-key round per type on every
-// GPU (the tests named Large*, skipped when the host lacks the memory; --gtest_filter=-*Large*
+// GPU (the tests named Large*, skipped when the host lacks the memory; ctest runs them as
+// gpu_in_core_sort_test_slow, label "slow", and the rest as gpu_in_core_sort_test: ctest -LE slow
 // leaves them out). A few minutes on 4 H200s.
 #include "gpu/in_core_sort.hpp"
 
