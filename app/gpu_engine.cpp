@@ -9,8 +9,8 @@
 
 #if RMGSORT_WITH_CUDA
 #include "gpu/devices.hpp"
+#include "gpu/gpu_policy.hpp"
 #include "gpu/in_core_sort.hpp"
-#include "gpu/kernel_policy.hpp"
 #endif
 
 namespace rmgsort {
@@ -74,11 +74,11 @@ class InCoreEngine final : public GpuEngine {
         .add("pairs_staged_through_host", last_.staged_pairs)
         .add("gpus", gpus)
         .add("policy", JsonObject()
-                           .add("digit_bits", kernel_policy::kDigitBits)
-                           .add("threads_per_block", kernel_policy::kThreadsPerBlock)
-                           .add("epsilon_fraction", 0.005)
-                           .add("small_bucket_fraction", 0.01)
-                           .add("max_bucket_sorts", 128));
+                           .add("digit_bits", gpu_policy::kDigitBits)
+                           .add("threads_per_block", gpu_policy::kThreadsPerBlock)
+                           .add("epsilon_fraction", gpu_policy::kEpsilonFraction)
+                           .add("small_bucket_fraction", gpu_policy::kSmallBucketFraction)
+                           .add("max_bucket_sorts", std::uint64_t(gpu_policy::kMaxBucketSorts)));
   }
 
  private:

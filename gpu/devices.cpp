@@ -2,6 +2,9 @@
 
 #include <cuda_runtime_api.h>
 
+#include <map>
+#include <mutex>
+
 #include "gpu/cuda_check.hpp"
 #include "gpu/device_resources.hpp"
 
@@ -33,6 +36,17 @@ GpuInfo gpu_info(int ordinal) {
   info.free_memory = free;
   info.total_memory = total;
   return info;
+}
+
+int multiprocessor_count(int ordinal) {
+  static std::mutex mutex;
+  static std::map<int, int> counts;  // by ordinal: only successful queries are kept
+  const std::lock_guard lock(mutex);
+  if (const auto known = counts.find(ordinal); known != counts.end()) return known->second;
+  int count = 0;
+  RMGSORT_CUDA_TRY(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, ordinal));
+  counts.emplace(ordinal, count);
+  return count;
 }
 
 }  // namespace rmgsort

@@ -22,4 +22,8 @@ struct GpuInfo {
 // Name, memory and PCI bus id of one device (creates its context).
 [[nodiscard]] GpuInfo gpu_info(int ordinal);
 
+// The device's streaming multiprocessors, which size the grids of memory-bound kernels. Queried once
+// per device and cached: kernels ask on every launch. Thread-safe.
+[[nodiscard]] int multiprocessor_count(int ordinal);
+
 }  // namespace rmgsort

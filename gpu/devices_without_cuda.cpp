@@ -12,4 +12,8 @@ GpuInfo gpu_info(int ordinal) {
   throw Error("GPU " + std::to_string(ordinal) + ": this rmgsort was built without CUDA");
 }
 
+int multiprocessor_count(int ordinal) {
+  throw Error("GPU " + std::to_string(ordinal) + ": this rmgsort was built without CUDA");
+}
+
 }  // namespace rmgsort

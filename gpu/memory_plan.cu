@@ -5,7 +5,7 @@
 
 #include "gpu/cuda_check.hpp"
 #include "gpu/device_resources.hpp"
-#include "gpu/kernel_policy.hpp"
+#include "gpu/gpu_policy.hpp"
 #include "gpu/memory_plan.cuh"
 #include "gpu/partition_planner.hpp"
 
@@ -40,23 +40,20 @@ std::uint64_t available_bytes(int device, std::optional<std::uint64_t> gpu_memor
   return free > kGpuMemoryMargin ? free - kGpuMemoryMargin : 0;
 }
 
-// The largest chunk whose buffer (chunk + 2 epsilon, epsilon = 0.5 %) stays below 2^32 keys.
-constexpr std::uint64_t kMaxPlannedChunk = kernel_policy::kMaxChunkKeys / 101 * 100;
-
 }  // namespace
 
 GpuLayout gpu_layout(KeyType type, std::uint64_t chunk_keys, int gpus) {
   const int width = int(key_width(type));
   GpuLayout layout;
   layout.chunk_keys = chunk_keys;
-  layout.epsilon_keys = std::uint64_t(double(chunk_keys) * PlannerConfig{}.epsilon_fraction);
+  layout.epsilon_keys = std::uint64_t(double(chunk_keys) * gpu_policy::kEpsilonFraction);
   layout.buffer_keys = chunk_keys + 2 * layout.epsilon_keys;
-  layout.block_count_slots = (kernel_policy::blocks_for(chunk_keys, width) + std::uint64_t(gpus)) * kernel_policy::kDigits;
+  layout.block_count_slots = (gpu_policy::blocks_for(chunk_keys, width) + std::uint64_t(gpus)) * gpu_policy::kDigits;
   layout.scan_temporary_bytes = scan_temporary_bytes(std::max<std::uint64_t>(layout.block_count_slots, 1));
   layout.sort_temporary_bytes = width == 4 ? sort_temporary_bytes<std::uint32_t>(std::max<std::uint64_t>(layout.buffer_keys, 1))
                                            : sort_temporary_bytes<std::uint64_t>(std::max<std::uint64_t>(layout.buffer_keys, 1));
   layout.need.key_buffers = 2 * layout.buffer_keys * std::uint64_t(width);
-  layout.need.cub_temporary = kSortStreams * layout.sort_temporary_bytes + layout.scan_temporary_bytes;
+  layout.need.cub_temporary = gpu_policy::kSortStreams * layout.sort_temporary_bytes + layout.scan_temporary_bytes;
   // Block-local histograms are reused by every pass (thesis §4.5's reduction); the digit tables of
   // the spanning buckets (at most s_max) go straight to pinned host memory for the planner.
   layout.need.histograms = layout.block_count_slots * sizeof(std::uint32_t);
@@ -71,7 +68,7 @@ InCorePlan plan_in_core_for(KeyType type, const std::vector<int>& gpus, std::uin
   plan.gpus = gpus;
   plan.round_keys = round_keys;
   plan.chunk_keys = equal_chunks(round_keys, gpus.size()).front();
-  if (plan.chunk_keys > kMaxPlannedChunk)
+  if (plan.chunk_keys > gpu_policy::kMaxPlannedChunk)
     throw Error("a round of " + std::to_string(round_keys) + " keys gives " + std::to_string(plan.chunk_keys) +
                 " keys per GPU; with its epsilon padding that is more than the 2^32 a pass can count");
   for (int device : gpus) {
@@ -94,7 +91,7 @@ InCorePlan plan_in_core(KeyType type, const std::vector<int>& gpus, std::optiona
   for (int device : gpus) {
     ScopedDevice scope(device);
     const std::uint64_t available = available_bytes(device, gpu_memory_bytes);
-    std::uint64_t lo = 0, hi = kMaxPlannedChunk;
+    std::uint64_t lo = 0, hi = gpu_policy::kMaxPlannedChunk;
     while (lo < hi) {
       const std::uint64_t mid = lo + (hi - lo + 1) / 2;
       if (gpu_layout(type, mid, int(gpus.size())).need.total() <= available) lo = mid; else hi = mid - 1;

@@ -26,7 +26,4 @@ struct GpuLayout {
 // libraries' own allocations beside ours.
 inline constexpr std::uint64_t kGpuMemoryMargin = std::uint64_t{512} << 20;
 
-// The two concurrent bucket-sort streams (thesis §4.4: up to two buckets sorted at once).
-inline constexpr int kSortStreams = 2;
-
 }  // namespace rmgsort

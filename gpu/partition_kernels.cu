@@ -5,12 +5,12 @@
 #include <algorithm>
 
 #include "gpu/cuda_check.hpp"
-#include "gpu/kernel_policy.hpp"
+#include "gpu/gpu_policy.hpp"
 
 namespace rmgsort {
 namespace {
 
-using namespace kernel_policy;
+using namespace gpu_policy;
 
 template <class Bits>
 __device__ unsigned digit_of(Bits key, int shift) {

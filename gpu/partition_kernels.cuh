@@ -15,7 +15,7 @@ namespace rmgsort {
 enum class KeyInput { encoded, raw_ascending, raw_descending };
 
 // Block-local histograms of the digit (radix >> shift) & 255 over keys[0, count), written
-// digit-major: block_counts[digit * blocks + block], blocks = kernel_policy::blocks_for(count).
+// digit-major: block_counts[digit * blocks + block], blocks = gpu_policy::blocks_for(count).
 template <class T>
 void block_histograms_async(const RadixBits<T>* keys, std::uint32_t count, int shift, KeyInput input,
                             std::uint32_t* block_counts, cudaStream_t stream);

@@ -21,19 +21,19 @@
 #include <span>
 #include <vector>
 
+#include "gpu/gpu_policy.hpp"
+
 namespace rmgsort {
 
 struct PlannerConfig {
   int key_bits = 32;  // 32 or 64
-  int digit_bits = 8;
-  // ε as a fraction of the largest chunk: 0.5 % (thesis §4.2: best measured; uniform keys then
-  // need one pass).
-  double epsilon_fraction = 0.005;
-  // Neighbouring buckets of one pass smaller than this fraction of the largest chunk are fused
-  // into one sort (thesis: SBT = 1 %).
-  double small_bucket_fraction = 0.01;
-  // A GPU with more sort items than this sorts its whole chunk at once instead (thesis: MAX_BRS).
-  std::size_t max_bucket_sorts = 128;
+  // The rest default to the GPU policy's (gpu_policy.hpp says why each); tests vary them.
+  int digit_bits = gpu_policy::kDigitBits;
+  double epsilon_fraction = gpu_policy::kEpsilonFraction;  // ε, of the largest chunk
+  // Neighbouring buckets of one pass smaller than this fraction of the largest chunk are fused.
+  double small_bucket_fraction = gpu_policy::kSmallBucketFraction;
+  // A GPU with more sort items than this sorts its whole chunk at once instead.
+  std::size_t max_bucket_sorts = gpu_policy::kMaxBucketSorts;
   // The first pass runs even when nothing spans (one GPU): its buckets shorten the sorts' bit
   // ranges and let copy-back overlap sorting.
   bool always_first_pass = true;

@@ -19,6 +19,17 @@ TEST(DevicesTest, EveryDeviceReportsANameAndMemory) {
   }
 }
 
+// Kernel grids are sized by it: a real count, the same from the cache as from the first query.
+TEST(DevicesTest, EveryDeviceReportsItsMultiprocessorsOnceAndForAll) {
+  const int count = cuda_device_count();
+  ASSERT_GT(count, 0);
+  for (int ordinal = 0; ordinal < count; ++ordinal) {
+    const int first = multiprocessor_count(ordinal);
+    EXPECT_GT(first, 0) << "GPU " << ordinal;
+    EXPECT_EQ(multiprocessor_count(ordinal), first) << "GPU " << ordinal;
+  }
+}
+
 }  // namespace
 }  // namespace rmgsort
 

@@ -4,7 +4,8 @@
 // sorter per (type, g) reused for every round, as the contract allows. Then the edges: counts not
 // divisible by g, fewer keys than GPUs, rounds below the capacity, unregistered and offset host
 // memory, the plan's memory figures and the statistics; and one 2^27-key round per type on every
-// GPU (the tests named Large*, skipped when the host lacks the memory; --gtest_filter=-*Large*
+// GPU (the tests named Large*, skipped when the host lacks the memory; ctest runs them as
+// gpu_in_core_sort_test_slow, label "slow", and the rest as gpu_in_core_sort_test: ctest -LE slow
 // leaves them out). A few minutes on 4 H200s.
 #include "gpu/in_core_sort.hpp"
 
@@ -28,6 +29,8 @@
 #include <vector>
 
 #include "gpu/devices.hpp"
+#include "gpu/gpu_policy.hpp"
+#include "gpu/partition_planner.hpp"
 #include "host/distribution.hpp"
 #include "host/generate.hpp"
 #include "host/key_order.hpp"
@@ -332,9 +335,20 @@ TEST(InCorePlanTest, PlanForARoundSplitsItIntoEqualChunks) {
       EXPECT_EQ(plan.round_keys, kMatrixKeys) << what;
       EXPECT_EQ(plan.chunk_keys, (kMatrixKeys + std::uint64_t(g) - 1) / std::uint64_t(g)) << what;
       ASSERT_EQ(plan.need.size(), std::size_t(g)) << what;
+      // Each half of the double buffer holds the chunk and ε at both ends: ε from the policy, and
+      // as the planner, which decides how far a GPU may overflow its chunk, computes it.
+      const std::uint64_t width = key_width(type);
+      const std::uint64_t epsilon = std::uint64_t(double(plan.chunk_keys) * gpu_policy::kEpsilonFraction);
+      PlannerConfig config;
+      config.key_bits = int(8 * width);
+      const PartitionPlanner planner(equal_chunks(kMatrixKeys, std::size_t(g)), config);
       for (const GpuMemoryNeed& need : plan.need) {
-        EXPECT_GE(need.key_buffers, 2 * plan.chunk_keys * key_width(type)) << what << ": a double buffer of the chunk";
-        EXPECT_EQ(need.total(), need.key_buffers + need.cub_temporary + need.histograms) << what;
+        EXPECT_EQ(need.key_buffers, 2 * (plan.chunk_keys + 2 * epsilon) * width) << what << ": 2 x (chunk + 2 ε) keys";
+        EXPECT_EQ(need.key_buffers, 2 * planner.buffer_keys() * width) << what << ": the planner's buffer, twice";
+        // A first pass over the whole chunk needs every block's histogram at once.
+        EXPECT_GE(need.histograms, gpu_policy::blocks_for(plan.chunk_keys, int(width)) * gpu_policy::kDigits *
+                                       sizeof(std::uint32_t))
+            << what << ": the block histograms of a whole-chunk pass";
       }
     }
   }

@@ -1,0 +1,104 @@
+// The in-core sorter's state, shared by its phases: what each GPU owns, and InCoreSorter::Impl, whose
+// member functions are the phases of one sort, each defined in its own file:
+//   in_core_setup.cpp          allocation and peer access, once per sorter
+//   in_core_copy_in.cpp        1. the chunks to the GPUs
+//   in_core_partition_pass.cu  2. one partitioning pass: histograms, exchange, scatter
+//   in_core_swap.cpp           3. the all-to-all swap
+//   in_core_bucket_sorts.cu    4. the bucket sorts with the copies back
+//   in_core_stats.cpp          5. the statistics from the events
+//   in_core_sort.cu            sort_typed, the sequence of the phases, and InCoreSorter itself
+// Every phase only enqueues work, except where it says it waits: work never crosses a wait.
+// The phases templated on the key type are instantiated explicitly for the six key types in their
+// own file, so that each translation unit compiles only the CUB algorithms it calls.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "gpu/device_resources.hpp"
+#include "gpu/gpu_policy.hpp"
+#include "gpu/in_core_sort.hpp"
+#include "gpu/memory_plan.cuh"
+#include "gpu/partition_kernels.cuh"
+#include "gpu/partition_planner.hpp"
+#include "gpu/pass_parts.hpp"
+
+namespace rmgsort {
+
+inline constexpr int kMaxPasses = 64 / gpu_policy::kDigitBits;
+
+// X(T) for every key type: the explicit instantiations of the phases templated on it.
+#define RMGSORT_IN_CORE_KEY_TYPES(X) \
+  X(std::uint32_t) X(std::uint64_t) X(std::int32_t) X(std::int64_t) X(float) X(double)
+
+// Makes a device current while the members declared after it are built: streams, events and
+// buffers belong to the device that was current when they were created.
+struct CurrentDevice {
+  explicit CurrentDevice(int device) { RMGSORT_CUDA_TRY(cudaSetDevice(device)); }
+};
+
+// Everything one GPU owns, allocated once, on that GPU.
+struct GpuState {
+  explicit GpuState(int ordinal) : on_device(ordinal), device(ordinal) {}
+  CurrentDevice on_device;  // first: every member below is created on `device`
+  int device = 0;
+  GpuLayout layout;
+  std::array<DeviceBuffer, 2> keys;  // the double buffer
+  DeviceBuffer block_counts;         // digit-major block histograms, scanned in place into offsets
+  DeviceBuffer scan_temporary;
+  std::array<DeviceBuffer, gpu_policy::kSortStreams> sort_temporary;
+  Stream main;                                        // copy in, passes
+  std::array<Stream, gpu_policy::kSortStreams> sort;  // bucket sorts and copies back
+  std::vector<Stream> to_gpu;                         // swap: one stream per destination GPU
+  Event start, copied_in, swap_start, swap_done, sorted;
+  std::array<Event, kMaxPasses> histogram_start, histogram_done, scatter_start, scatter_done;
+  std::array<Event, gpu_policy::kSortStreams> sort_stream_done;
+  std::vector<Event> sent_to;                         // per destination
+  int current = 0;                                    // which of `keys` holds this GPU's keys
+};
+
+struct InCoreSorter::Impl {
+  // Where the pipeline is, so that a CUDA error can name the GPU and the stage (an asynchronous
+  // error surfaces at the next synchronisation, which is labelled with the stage it ends).
+  struct Where {
+    int device = -1;
+    std::string stage = "setup";
+  } where;
+  void at(int device, std::string stage) { where = Where{device, std::move(stage)}; }
+
+  InCorePlan plan;
+  std::vector<GpuState> gpus;
+  PinnedHostBuffer digit_starts;  // [spanning bucket][gpu][digit] of the current pass
+  std::size_t digit_start_slots = 0;
+  std::vector<std::string> staged_pairs;
+
+  explicit Impl(const InCorePlan& p);  // in_core_setup.cpp
+
+  template <class T>
+  InCoreStats sort_typed(std::byte* host, std::uint64_t count, SortOrder order);
+
+  // The phases of sort_typed, in order.
+  InCoreStats empty_stats() const;
+  void copy_in(const std::byte* host, const std::vector<std::uint64_t>& chunks, std::size_t width);
+  template <class T>
+  void partition_pass(PartitionPlanner& planner, KeyInput input, SortOrder order,
+                      const std::vector<std::uint64_t>& chunks);
+  void wait_for_last_scatter();
+  void swap(const PartitionPlanner& planner, std::size_t width, InCoreStats& stats);
+  template <class T>
+  void sort_buckets(std::byte* host, const PartitionPlanner& planner, SortOrder order, InCoreStats& stats);
+  void record_times(const PartitionPlanner& planner, InCoreStats& stats) const;
+
+  // The partitioning pass's steps (in_core_partition_pass.cu).
+  template <class T>
+  void enqueue_histograms(const PassParts& parts, int pass, KeyInput input);
+  [[nodiscard]] std::vector<std::vector<std::uint64_t>> wait_for_histograms(const PassParts& parts, int pass);
+  template <class T>
+  void enqueue_scatters(const PassParts& parts, const std::vector<std::vector<std::uint64_t>>& histograms, int pass,
+                        KeyInput input, SortOrder order, const std::vector<std::uint64_t>& chunks);
+};
+
+}  // namespace rmgsort
