@@ -15,7 +15,7 @@
 #include "app/commands.hpp"
 #include "app/size_parse.hpp"
 #include "io/cleanup.hpp"
-#include "io/error.hpp"
+#include "core/error.hpp"
 
 namespace rmgsort {
 namespace {

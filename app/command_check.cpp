@@ -8,7 +8,7 @@
 #include "app/whole_keys.hpp"
 #include "host/checksum.hpp"
 #include "host/order_check.hpp"
-#include "io/error.hpp"
+#include "core/error.hpp"
 #include "io/input_file.hpp"
 #include "io/uring_reader.hpp"
 

@@ -26,7 +26,7 @@
 #include "host/radix_sort.hpp"
 #include "host/radix_sort_config.hpp"
 #include "host/system_memory.hpp"
-#include "io/error.hpp"
+#include "core/error.hpp"
 #include "io/file_identity.hpp"
 #include "io/host_buffer.hpp"
 #include "io/input_file.hpp"

@@ -6,9 +6,9 @@
 #include <string>
 
 #include "app/progress.hpp"
-#include "host/distribution.hpp"
-#include "host/key_order.hpp"
-#include "host/key_type.hpp"
+#include "generate/distribution.hpp"
+#include "core/key_order.hpp"
+#include "core/key_type.hpp"
 
 namespace rmgsort {
 

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "app/stats.hpp"
-#include "host/key_order.hpp"
-#include "host/key_type.hpp"
+#include "core/key_order.hpp"
+#include "core/key_type.hpp"
 
 namespace rmgsort {
 

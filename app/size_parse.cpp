@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <optional>
 
-#include "io/error.hpp"
+#include "core/error.hpp"
 
 namespace rmgsort {
 namespace {

@@ -10,8 +10,8 @@
 #include <span>
 #include <vector>
 
-#include "host/key_order.hpp"
-#include "host/key_type.hpp"
+#include "core/key_order.hpp"
+#include "core/key_type.hpp"
 #include "host/round_partition.hpp"
 #include "host/top_digit_histogram.hpp"
 

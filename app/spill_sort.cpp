@@ -16,7 +16,7 @@
 
 #include "app/stopwatch.hpp"
 #include "host/splitters.hpp"
-#include "io/error.hpp"
+#include "core/error.hpp"
 #include "io/host_buffer.hpp"
 #include "io/input_file.hpp"
 #include "io/spill_file.hpp"

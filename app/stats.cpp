@@ -7,7 +7,7 @@
 #include <cstdio>
 
 #include "io/blocking_io.hpp"
-#include "io/error.hpp"
+#include "core/error.hpp"
 
 namespace rmgsort {
 

@@ -5,19 +5,14 @@
 #include <string>
 #include <string_view>
 
-#include "host/key_type.hpp"
-#include "io/error.hpp"
+#include "core/record_layout.hpp"
 
 namespace rmgsort {
 
-// bytes / key_width(type); Error "NAME: N bytes are not a whole number of TYPE keys (W bytes each)"
-// when a key would be cut.
+// bytes / key_width(type): bare keys' case of RecordLayout::whole_records, with its Error when a key
+// would be cut.
 inline std::uint64_t whole_keys(std::string_view name, std::uint64_t bytes, KeyType type) {
-  const std::size_t width = key_width(type);
-  if (bytes % width != 0)
-    throw Error(std::string(name) + ": " + std::to_string(bytes) + " bytes are not a whole number of " +
-                std::string(key_type_name(type)) + " keys (" + std::to_string(width) + " bytes each)");
-  return bytes / width;
+  return RecordLayout::bare_key(type).whole_records(name, bytes);
 }
 
 }  // namespace rmgsort

@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "io/error.hpp"
+#include "core/error.hpp"
 
 namespace rmgsort {
 

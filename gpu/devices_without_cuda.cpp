@@ -2,7 +2,7 @@
 // sorts on the CPU and naming a device is the usual "not present" error.
 #include "gpu/devices.hpp"
 
-#include "io/error.hpp"
+#include "core/error.hpp"
 
 namespace rmgsort {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <charconv>
 
-#include "io/error.hpp"
+#include "core/error.hpp"
 
 namespace rmgsort {
 

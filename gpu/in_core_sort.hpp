@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "host/key_order.hpp"
-#include "host/key_type.hpp"
+#include "core/key_order.hpp"
+#include "core/key_type.hpp"
 
 namespace rmgsort {
 

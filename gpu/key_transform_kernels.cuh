@@ -13,7 +13,7 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "host/key_order.hpp"
+#include "core/key_order.hpp"
 
 namespace rmgsort {
 

@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "host/key_order.hpp"
+#include "core/key_order.hpp"
 
 namespace rmgsort {
 

@@ -5,7 +5,7 @@
 #include <numeric>
 #include <string>
 
-#include "io/error.hpp"
+#include "core/error.hpp"
 
 namespace rmgsort {
 namespace {

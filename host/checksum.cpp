@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "io/error.hpp"
+#include "core/error.hpp"
 
 namespace rmgsort {
 namespace {

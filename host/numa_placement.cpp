@@ -8,7 +8,7 @@
 #include <cerrno>
 #include <fstream>
 
-#include "io/error.hpp"
+#include "core/error.hpp"
 
 namespace rmgsort {
 

@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <optional>
 
-#include "host/key_order.hpp"
-#include "host/key_type.hpp"
+#include "core/key_order.hpp"
+#include "core/key_type.hpp"
 
 namespace rmgsort {
 

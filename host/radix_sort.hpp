@@ -4,8 +4,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "host/key_order.hpp"
-#include "host/key_type.hpp"
+#include "core/key_order.hpp"
+#include "core/key_type.hpp"
 
 namespace rmgsort {
 

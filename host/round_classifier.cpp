@@ -4,7 +4,7 @@
 #include <bit>
 #include <utility>
 
-#include "io/error.hpp"
+#include "core/error.hpp"
 
 namespace rmgsort {
 

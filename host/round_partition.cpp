@@ -19,11 +19,11 @@
 #include <emmintrin.h>
 #endif
 
-#include "host/key_type.hpp"
+#include "core/key_type.hpp"
 #include "host/partition_chunks.hpp"
 #include "host/round_classifier.hpp"
 #include "host/top_digit_histogram.hpp"
-#include "io/error.hpp"
+#include "core/error.hpp"
 
 namespace rmgsort {
 namespace {

@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "host/key_order.hpp"
+#include "core/key_order.hpp"
 #include "host/round_partition_config.hpp"
 
 namespace rmgsort {

@@ -9,7 +9,7 @@
 #include <string>
 #include <unordered_map>
 
-#include "io/error.hpp"
+#include "core/error.hpp"
 
 namespace rmgsort {
 namespace {

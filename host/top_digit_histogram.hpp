@@ -22,8 +22,8 @@
 #include <memory>
 #include <vector>
 
-#include "host/key_order.hpp"
-#include "host/key_type.hpp"
+#include "core/key_order.hpp"
+#include "core/key_type.hpp"
 #include "host/partition_chunks.hpp"
 
 namespace rmgsort {

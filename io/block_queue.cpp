@@ -7,7 +7,7 @@
 #include <utility>
 
 #include "io/direct_io.hpp"
-#include "io/error.hpp"
+#include "core/error.hpp"
 
 namespace rmgsort {
 namespace {

@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <cerrno>
 
-#include "io/error.hpp"
+#include "core/error.hpp"
 
 namespace rmgsort {
 namespace {

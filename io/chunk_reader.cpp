@@ -6,7 +6,7 @@
 
 #include "io/block_queue.hpp"
 #include "io/blocking_io.hpp"
-#include "io/error.hpp"
+#include "core/error.hpp"
 #include "io/page_cache.hpp"
 
 namespace rmgsort {

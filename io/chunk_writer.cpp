@@ -12,7 +12,7 @@
 #include "io/block_queue.hpp"
 #include "io/blocking_io.hpp"
 #include "io/direct_io.hpp"
-#include "io/error.hpp"
+#include "core/error.hpp"
 #include "io/mapped_output.hpp"
 
 namespace rmgsort {

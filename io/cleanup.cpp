@@ -10,7 +10,7 @@
 #include <cstring>
 #include <string>
 
-#include "io/error.hpp"
+#include "core/error.hpp"
 
 namespace rmgsort {
 namespace {

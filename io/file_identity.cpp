@@ -2,7 +2,7 @@
 
 #include <sys/stat.h>
 
-#include "io/error.hpp"
+#include "core/error.hpp"
 #include "io/output_target.hpp"
 
 namespace rmgsort {

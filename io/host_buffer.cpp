@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "io/error.hpp"
+#include "core/error.hpp"
 
 namespace rmgsort {
 namespace {

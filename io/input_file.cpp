@@ -8,7 +8,7 @@
 
 #include <utility>
 
-#include "io/error.hpp"
+#include "core/error.hpp"
 
 namespace rmgsort {
 namespace {

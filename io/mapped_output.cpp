@@ -15,7 +15,7 @@
 #include <thread>
 #include <vector>
 
-#include "io/error.hpp"
+#include "core/error.hpp"
 
 namespace rmgsort {
 namespace {

@@ -12,7 +12,7 @@
 #include <optional>
 #include <utility>
 
-#include "io/error.hpp"
+#include "core/error.hpp"
 #include "io/output_target.hpp"
 
 namespace rmgsort {

@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <memory>
 
-#include "io/error.hpp"
+#include "core/error.hpp"
 
 namespace rmgsort {
 namespace {

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "io/blocking_io.hpp"
-#include "io/error.hpp"
+#include "core/error.hpp"
 
 namespace rmgsort {
 namespace {

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "io/block_queue.hpp"
-#include "io/error.hpp"
+#include "core/error.hpp"
 #include "io/page_cache.hpp"
 
 namespace rmgsort {

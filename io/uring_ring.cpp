@@ -2,7 +2,7 @@
 
 #include <cerrno>
 
-#include "io/error.hpp"
+#include "core/error.hpp"
 
 namespace rmgsort {
 

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "io/error.hpp"
+#include "core/error.hpp"
 
 namespace rmgsort {
 namespace {

@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "host/distribution.hpp"
-#include "host/generate.hpp"
+#include "generate/distribution.hpp"
+#include "generate/generate.hpp"
 #include "host/radix_sort.hpp"
-#include "tests/host/key_types.hpp"
+#include "tests/core/key_types.hpp"
 
 namespace rmgsort {
 namespace {

@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "host/distribution.hpp"
-#include "host/generate.hpp"
+#include "generate/distribution.hpp"
+#include "generate/generate.hpp"
 #include "host/radix_sort.hpp"
-#include "io/error.hpp"
+#include "core/error.hpp"
 #include "io/input_file.hpp"
 #include "io/spill_file.hpp"
 

@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "host/generate.hpp"
+#include "generate/generate.hpp"
 #include "host/radix_sort.hpp"
 
 using namespace rmgsort;

@@ -4,11 +4,11 @@
 # (CUDA::cudart_static): linking CUDA::cudart as well would load a second, separate runtime.
 if(RMGSORT_WITH_CUDA)
   add_executable(in_core_bench ${CMAKE_CURRENT_LIST_DIR}/in_core_bench.cu)
-  target_link_libraries(in_core_bench PRIVATE rmgsort::gpu)
+  target_link_libraries(in_core_bench PRIVATE rmgsort::gpu rmgsort::generate)
 endif()
 
 # What fresh, registered and recycled host memory and tmpfs writes cost (scripts/bench_host_memory.sh).
 if(RMGSORT_WITH_CUDA)
   add_executable(host_memory_bench ${CMAKE_CURRENT_LIST_DIR}/host_memory_bench.cu)
-  target_link_libraries(host_memory_bench PRIVATE rmgsort::gpu)
+  target_link_libraries(host_memory_bench PRIVATE rmgsort::gpu rmgsort::io)
 endif()

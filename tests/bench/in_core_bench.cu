@@ -42,12 +42,12 @@
 #include "gpu/devices.hpp"
 #include "gpu/in_core_sort.hpp"
 #include "host/checksum.hpp"
-#include "host/distribution.hpp"
-#include "host/generate.hpp"
-#include "host/key_order.hpp"
-#include "host/key_type.hpp"
+#include "generate/distribution.hpp"
+#include "generate/generate.hpp"
+#include "core/key_order.hpp"
+#include "core/key_type.hpp"
 #include "host/order_check.hpp"
-#include "io/error.hpp"
+#include "core/error.hpp"
 
 namespace rmgsort {
 namespace {

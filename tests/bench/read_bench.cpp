@@ -24,7 +24,7 @@
 #include <cstring>
 #include <string>
 
-#include "io/error.hpp"
+#include "core/error.hpp"
 #include "io/host_buffer.hpp"
 #include "io/input_file.hpp"
 #include "io/uring_reader.hpp"

@@ -34,11 +34,11 @@
 #include <vector>
 
 #include "host/checksum.hpp"
-#include "host/generate.hpp"
-#include "host/key_type.hpp"
+#include "generate/generate.hpp"
+#include "core/key_type.hpp"
 #include "host/round_partition.hpp"
 #include "host/top_digit_histogram.hpp"
-#include "io/error.hpp"
+#include "core/error.hpp"
 #include "io/io_tuning.hpp"
 
 using namespace rmgsort;

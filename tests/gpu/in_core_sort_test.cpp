@@ -31,14 +31,14 @@
 #include "gpu/devices.hpp"
 #include "gpu/gpu_policy.hpp"
 #include "gpu/partition_planner.hpp"
-#include "host/distribution.hpp"
-#include "host/generate.hpp"
-#include "host/key_order.hpp"
-#include "host/key_type.hpp"
+#include "generate/distribution.hpp"
+#include "generate/generate.hpp"
+#include "core/key_order.hpp"
+#include "core/key_type.hpp"
 #include "host/system_memory.hpp"
-#include "io/error.hpp"
+#include "core/error.hpp"
 #include "tests/gpu/gpu_test_main.hpp"
-#include "tests/host/key_types.hpp"
+#include "tests/core/key_types.hpp"
 
 namespace rmgsort {
 namespace {

@@ -9,10 +9,10 @@
 #include <algorithm>
 #include <random>
 
-#include "host/generate.hpp"
-#include "host/key_order.hpp"
-#include "io/error.hpp"
-#include "tests/host/key_types.hpp"
+#include "generate/generate.hpp"
+#include "core/key_order.hpp"
+#include "core/error.hpp"
+#include "tests/core/key_types.hpp"
 
 namespace rmgsort {
 namespace {

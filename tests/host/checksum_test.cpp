@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <random>
 
-#include "host/key_order.hpp"
-#include "tests/host/key_types.hpp"
+#include "core/key_order.hpp"
+#include "tests/core/key_types.hpp"
 
 namespace rmgsort {
 namespace {

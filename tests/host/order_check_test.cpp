@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <random>
 
-#include "tests/host/key_types.hpp"
+#include "tests/core/key_types.hpp"
 
 namespace rmgsort {
 namespace {

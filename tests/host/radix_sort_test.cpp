@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <random>
 
-#include "host/generate.hpp"
-#include "tests/host/key_types.hpp"
+#include "generate/generate.hpp"
+#include "tests/core/key_types.hpp"
 
 namespace rmgsort {
 namespace {

@@ -12,10 +12,10 @@
 #include <utility>
 
 #include "host/checksum.hpp"
-#include "host/generate.hpp"
+#include "generate/generate.hpp"
 #include "host/top_digit_histogram.hpp"
-#include "io/error.hpp"
-#include "tests/host/key_types.hpp"
+#include "core/error.hpp"
+#include "tests/core/key_types.hpp"
 
 namespace rmgsort {
 namespace {

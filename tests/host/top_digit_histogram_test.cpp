@@ -12,11 +12,11 @@
 #include <utility>
 #include <vector>
 
-#include "host/generate.hpp"
-#include "io/error.hpp"
+#include "generate/generate.hpp"
+#include "core/error.hpp"
 #include "io/host_buffer.hpp"
 #include "io/uring_reader.hpp"
-#include "tests/host/key_types.hpp"
+#include "tests/core/key_types.hpp"
 #include "tests/io/io_test_support.hpp"
 
 namespace rmgsort {

@@ -10,7 +10,7 @@
 #include <thread>
 #include <vector>
 
-#include "io/error.hpp"
+#include "core/error.hpp"
 #include "io_test_support.hpp"
 
 namespace rmgsort {

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "io/blocking_io.hpp"
-#include "io/error.hpp"
+#include "core/error.hpp"
 #include "io/unique_fd.hpp"
 #include "io_test_support.hpp"
 

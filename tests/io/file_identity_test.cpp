@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "io/error.hpp"
+#include "core/error.hpp"
 #include "io/output_target.hpp"
 #include "io/standard_descriptors.hpp"
 #include "io_test_support.hpp"

@@ -13,7 +13,7 @@
 #include <cstring>
 #include <vector>
 
-#include "io/error.hpp"
+#include "core/error.hpp"
 #include "io_test_support.hpp"
 
 namespace rmgsort {

@@ -5,7 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "io/error.hpp"
+#include "core/error.hpp"
 #include "io_test_support.hpp"
 
 namespace rmgsort {

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "io/chunk_writer.hpp"
-#include "io/error.hpp"
+#include "core/error.hpp"
 #include "io_test_support.hpp"
 
 namespace rmgsort {

@@ -11,7 +11,7 @@
 #include <cstring>
 #include <vector>
 
-#include "io/error.hpp"
+#include "core/error.hpp"
 #include "io/input_file.hpp"
 #include "io/uring_reader.hpp"
 #include "io/uring_writer.hpp"

@@ -10,7 +10,7 @@
 #include <tuple>
 #include <vector>
 
-#include "io/error.hpp"
+#include "core/error.hpp"
 #include "io/host_buffer.hpp"
 #include "io/page_cache.hpp"
 #include "io_test_support.hpp"

@@ -12,7 +12,7 @@
 #include <thread>
 #include <vector>
 
-#include "io/error.hpp"
+#include "core/error.hpp"
 #include "io/host_buffer.hpp"
 #include "io/uring_reader.hpp"
 #include "io_test_support.hpp"

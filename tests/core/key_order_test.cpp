@@ -1,4 +1,4 @@
-#include "host/key_order.hpp"
+#include "core/key_order.hpp"
 
 #include <gtest/gtest.h>
 
@@ -6,7 +6,7 @@
 #include <cmath>
 #include <random>
 
-#include "tests/host/key_types.hpp"
+#include "tests/core/key_types.hpp"
 
 namespace rmgsort {
 namespace {

@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "host/counter_random.hpp"
+#include "generate/counter_random.hpp"
 
 namespace rmgsort::detail {
 
@@ -24,7 +24,7 @@ class ZipfSampler {
   std::uint64_t sample(KeyRandom& random) const;
 
  private:
-  // Each is documented at its definition in host/zipf_sampler.cpp.
+  // Each is documented at its definition in generate/zipf_sampler.cpp.
   double smoothing_threshold() const;
   double h(double x) const;
   double h_integral(double x) const;

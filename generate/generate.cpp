@@ -3,10 +3,10 @@
 // a counter-based generator, so the keys can be computed in any order, by any thread, in any chunking.
 //
 // This file maps each distribution to its keys of type T and runs the parallel loop; the random
-// numbers (host/counter_random.hpp), the samplers (host/normal_sampler.hpp, host/zipf_sampler.hpp),
-// the ordered grid of uniform values (host/uniform_grid.hpp) and the special values
-// (host/special_keys.hpp) each have a file of their own.
-#include "host/generate.hpp"
+// numbers (generate/counter_random.hpp), the samplers (generate/normal_sampler.hpp, generate/zipf_sampler.hpp),
+// the ordered grid of uniform values (generate/uniform_grid.hpp) and the special values
+// (generate/special_keys.hpp) each have a file of their own.
+#include "generate/generate.hpp"
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
@@ -18,13 +18,13 @@
 #include <string>
 #include <type_traits>
 
-#include "host/counter_random.hpp"
-#include "host/key_order.hpp"
-#include "host/normal_sampler.hpp"
-#include "host/special_keys.hpp"
-#include "host/uniform_grid.hpp"
-#include "host/zipf_sampler.hpp"
-#include "io/error.hpp"
+#include "generate/counter_random.hpp"
+#include "core/key_order.hpp"
+#include "generate/normal_sampler.hpp"
+#include "generate/special_keys.hpp"
+#include "generate/uniform_grid.hpp"
+#include "generate/zipf_sampler.hpp"
+#include "core/error.hpp"
 
 namespace rmgsort {
 

@@ -1,6 +1,6 @@
 // The key distributions `rmgsort generate` produces (thesis §5.4), their command-line spelling
 // ("uniform", "zipf:1.5", "bits:20", ...) and the help text that defines each one. What the keys of
-// each distribution are, bit for bit, is decided in host/generate.cpp; distribution_help() is the
+// each distribution are, bit for bit, is decided in generate/generate.cpp; distribution_help() is the
 // user-facing statement of the same definitions and must be kept in step with it.
 #pragma once
 
@@ -16,7 +16,7 @@ struct Distribution {
   // zipf only: the exponent S of P(rank r) ~ r^-S; finite and >= 0 (0 is uniform over the ranks).
   double zipf_exponent = 0;
   // bits only: how many least significant bits are random, 0..64. Whether it fits the key type is
-  // checked by validate_distribution() (host/generate.hpp), which knows the type.
+  // checked by validate_distribution() (generate/generate.hpp), which knows the type.
   unsigned bits = 0;
 
   friend bool operator==(const Distribution&, const Distribution&) = default;

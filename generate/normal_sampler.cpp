@@ -1,5 +1,5 @@
-// The ziggurat's tables and its tail (host/normal_sampler.hpp).
-#include "host/normal_sampler.hpp"
+// The ziggurat's tables and its tail (generate/normal_sampler.hpp).
+#include "generate/normal_sampler.hpp"
 
 #include <cmath>
 

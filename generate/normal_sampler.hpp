@@ -5,7 +5,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "host/counter_random.hpp"
+#include "generate/counter_random.hpp"
 
 namespace rmgsort::detail {
 

@@ -1,6 +1,6 @@
-// Rejection-inversion for Zipf's law (host/zipf_sampler.hpp): the sampling loop, H and its inverse,
+// Rejection-inversion for Zipf's law (generate/zipf_sampler.hpp): the sampling loop, H and its inverse,
 // and the smoothing of ranks where x's grid is coarser than one rank.
-#include "host/zipf_sampler.hpp"
+#include "generate/zipf_sampler.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,6 +1,6 @@
 // The key generator: parsing of distributions, determinism across thread counts and chunkings, and
 // the defining property of every distribution, for each of the six key types.
-#include "host/generate.hpp"
+#include "generate/generate.hpp"
 
 #include <gtest/gtest.h>
 #include <tbb/global_control.h>
@@ -17,9 +17,9 @@
 #include <type_traits>
 #include <vector>
 
-#include "host/distribution.hpp"
-#include "host/key_order.hpp"
-#include "io/error.hpp"
+#include "generate/distribution.hpp"
+#include "core/key_order.hpp"
+#include "core/error.hpp"
 
 namespace rmgsort {
 namespace {

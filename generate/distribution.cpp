@@ -1,4 +1,4 @@
-#include "host/distribution.hpp"
+#include "generate/distribution.hpp"
 
 #include <array>
 #include <charconv>
@@ -6,7 +6,7 @@
 #include <string>
 #include <system_error>
 
-#include "io/error.hpp"
+#include "core/error.hpp"
 
 namespace rmgsort {
 namespace {

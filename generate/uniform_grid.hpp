@@ -8,9 +8,9 @@
 #include <limits>
 #include <type_traits>
 
-#include "host/counter_random.hpp"
-#include "host/key_order.hpp"
-#include "host/normal_sampler.hpp"
+#include "generate/counter_random.hpp"
+#include "core/key_order.hpp"
+#include "generate/normal_sampler.hpp"
 
 namespace rmgsort::detail {
 

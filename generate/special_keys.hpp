@@ -7,7 +7,7 @@
 #include <limits>
 #include <type_traits>
 
-#include "host/key_order.hpp"
+#include "core/key_order.hpp"
 
 namespace rmgsort::detail {
 

@@ -11,8 +11,8 @@
 
 #include <cstdint>
 
-#include "host/distribution.hpp"
-#include "host/key_type.hpp"
+#include "generate/distribution.hpp"
+#include "core/key_type.hpp"
 
 namespace rmgsort {
 
