@@ -117,8 +117,8 @@ peak_kib() {
   awk -F': ' '/Maximum resident set size/ {print $2}' "$WORK/time.txt"
 }
 
-LIMIT=4M
-LIMIT_KIB=4096
+LIMIT=16M
+LIMIT_KIB=16384
 
 # The program's own footprint on the spill path: its code and libraries (the code pages a run
 # touches count as resident), its threads, a few bytes per round. Measured per key type and source
@@ -171,9 +171,9 @@ memory_case() {
   done
 }
 
-memory_case u64 uniform 64M
-memory_case u64 zipf:1.0 64M
-memory_case i32 zipf:1.0 64M
-memory_case u64 zero 64M
+memory_case u64 uniform 256M
+memory_case u64 zipf:1.0 256M
+memory_case i32 zipf:1.0 256M
+memory_case u64 zero 256M
 
 summary
