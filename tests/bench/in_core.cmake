@@ -4,7 +4,7 @@
 # (CUDA::cudart_static): linking CUDA::cudart as well would load a second, separate runtime.
 if(RMGSORT_WITH_CUDA)
   add_executable(in_core_bench ${CMAKE_CURRENT_LIST_DIR}/in_core_bench.cu)
-  target_link_libraries(in_core_bench PRIVATE rmgsort::gpu rmgsort::generate)
+  target_link_libraries(in_core_bench PRIVATE rmgsort::gpu rmgsort::host rmgsort::generate)
 endif()
 
 # What fresh, registered and recycled host memory and tmpfs writes cost (scripts/bench_host_memory.sh).
