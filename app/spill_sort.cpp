@@ -19,8 +19,8 @@
 #include "core/error.hpp"
 #include "io/host_buffer.hpp"
 #include "io/input_file.hpp"
+#include "io/record_stream.hpp"
 #include "io/spill_file.hpp"
-#include "io/uring_reader.hpp"
 
 namespace rmgsort {
 namespace {
@@ -59,51 +59,15 @@ class ChunkSource {
   virtual std::span<const std::byte> next() = 0;  // empty at the end
 };
 
-// A regular file (the input), chunk by chunk through io_uring.
-class FileChunks final : public ChunkSource {
+// The input, a regular file or a stream after its prefix, in chunks of whole keys.
+class InputChunks final : public ChunkSource {
  public:
-  FileChunks(const InputFile& input, std::size_t chunk_bytes) : reader_(input, chunk_bytes) {}
-  std::span<const std::byte> next() override { return reader_.next(); }
+  InputChunks(const InputFile& input, std::span<const std::byte> prefix, std::size_t chunk_bytes, KeyType type)
+      : stream_(input, RecordLayout::bare_key(type), chunk_bytes, prefix, CutRecordMessage::bytes_after_last) {}
+  std::span<const std::byte> next() override { return stream_.next(); }
 
  private:
-  ChunkReader reader_;
-};
-
-// A stream's prefix, already in memory, then the rest of the stream, re-cut into whole keys.
-class StreamChunks final : public ChunkSource {
- public:
-  StreamChunks(const InputFile& input, std::span<const std::byte> prefix, std::size_t chunk_bytes, std::size_t width)
-      : input_(input), prefix_(prefix), reader_(input, chunk_bytes), staging_(chunk_bytes), width_(width) {}
-  std::span<const std::byte> next() override {
-    std::size_t filled = carry_;
-    if (carry_ > 0) std::memmove(staging_.data(), staging_.data() + staging_used_, carry_);
-    carry_ = 0;
-    while (filled < staging_.size()) {
-      if (pending_.empty()) pending_ = prefix_.empty() ? reader_.next() : std::exchange(prefix_, {});
-      if (pending_.empty()) break;
-      const std::size_t take = std::min(pending_.size(), staging_.size() - filled);
-      std::memcpy(staging_.data() + filled, pending_.data(), take);
-      pending_ = pending_.subspan(take);
-      filled += take;
-    }
-    const std::size_t whole = filled / width_ * width_;
-    carry_ = filled - whole;
-    staging_used_ = whole;
-    if (whole == 0 && carry_ > 0)
-      throw Error(input_.display_name() + ": the input ends inside a key (" + std::to_string(carry_) +
-                  " bytes after the last whole " + std::to_string(width_) + "-byte key)");
-    return {staging_.data(), whole};
-  }
-
- private:
-  const InputFile& input_;
-  std::span<const std::byte> prefix_;
-  ChunkReader reader_;
-  HostBuffer staging_;
-  std::size_t width_;
-  std::span<const std::byte> pending_;
-  std::size_t carry_ = 0;
-  std::size_t staging_used_ = 0;
+  RecordStream stream_;
 };
 
 // One round of a spill file, read into two buffers in turn: the next chunk is read while the
@@ -420,12 +384,13 @@ SpillReport spill_sort(const SpillJob& job, const SpillSource& source) {
     if (input.regular) {
       const std::uint64_t keys = input.size / sizeof(T);
       const auto splitters = Splitters<Bits>::from_sample(sorter.sample_file(input).keys(), sorter.rounds_for(keys), 0, 0);
-      sorter.partition(std::make_unique<FileChunks>(input, job.chunk_bytes), splitters, keys, 1, 0);
+      sorter.partition(std::make_unique<InputChunks>(input, std::span<const std::byte>{}, job.chunk_bytes, job.type),
+                       splitters, keys, 1, 0);
     } else {
       const auto splitters =
           Splitters<Bits>::from_sample(sorter.sample_prefix(source.prefix).keys(), sorter.rounds_for(0), 0, 0);
-      sorter.partition(std::make_unique<StreamChunks>(input, source.prefix, job.chunk_bytes, sizeof(T)), splitters,
-                       0, 1, 0);
+      sorter.partition(std::make_unique<InputChunks>(input, source.prefix, job.chunk_bytes, job.type), splitters, 0, 1,
+                       0);
     }
   });
   return report;
