@@ -3,18 +3,15 @@
 #include <errno.h>
 #include <unistd.h>
 
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
-
 #include <algorithm>
 #include <memory>
 #include <cstring>
 #include <future>
-#include <limits>
 #include <optional>
 #include <random>
 
 #include "app/stopwatch.hpp"
+#include "host/spill_classifier.hpp"
 #include "host/splitters.hpp"
 #include "core/error.hpp"
 #include "io/host_buffer.hpp"
@@ -36,9 +33,6 @@ constexpr double kRoundFill = 0.8;
 // allows: 2 MiB, 256 Ki u64 keys), or as many bytes of keys spread over a stream's prefix.
 constexpr std::size_t kSamplePieces = 512;
 constexpr std::size_t kMaxSampleBytes = std::size_t{2} << 20;
-// Classification works on blocks of keys, each counted and then scattered by one task.
-constexpr std::size_t kBlockKeys = std::size_t{1} << 16;
-
 // Reads up to `bytes` at `offset` (fewer only at the end of the file).
 std::size_t pread_full(const InputFile& input, std::byte* dst, std::size_t bytes, std::uint64_t offset) {
   std::size_t got = 0;
@@ -117,19 +111,6 @@ class Sample {
   std::size_t keys_ = 0;
 };
 
-// What one pass learned of each round's keys.
-template <class Bits>
-struct RoundExtent {
-  std::uint64_t keys = 0;
-  Bits lowest = std::numeric_limits<Bits>::max();
-  Bits highest = 0;
-  void add(const RoundExtent& other) {
-    keys += other.keys;
-    lowest = std::min(lowest, other.lowest);
-    highest = std::max(highest, other.highest);
-  }
-};
-
 template <class T>
 class SpillSorter {
  public:
@@ -147,6 +128,7 @@ class SpillSorter {
     report_.levels = std::max(report_.levels, level);
     const std::size_t rounds = splitters.rounds();
     SpillFile file(job_.temp_dir, rounds, job_.chunk_bytes / 2);
+    const SpillClassifier<T> classifier(splitters, job_.order);
     std::vector<RoundExtent<Bits>> extents(rounds);
     Stopwatch spilling;
     {
@@ -157,7 +139,7 @@ class SpillSorter {
       for (std::span<const std::byte> chunk = source->next(); !chunk.empty(); chunk = source->next()) {
         if (level == 1 && job_.on_input) job_.on_input(chunk);
         HostBuffer& grouped = scattered_[parity_of_chunk_ ^= 1];
-        std::vector<std::uint64_t> ends = classify(chunk, splitters, extents, grouped);
+        std::vector<std::uint64_t> ends = classifier.classify(chunk, grouped.data(), extents);
         if (appending.valid()) appending.get();  // the previous chunk's append; rethrows its Error
         appending = std::async(std::launch::async, [&file, &grouped, ends = std::move(ends)] {
           file.append(std::span<const std::byte>(grouped.data(), ends.back()), ends);
@@ -254,45 +236,6 @@ class SpillSorter {
       at = offset + got;
     }
     return sample;
-  }
-
-  // Groups the chunk's keys by round into `grouped` (in parallel, blocks of kBlockKeys keys: count,
-  // then scatter at offsets from a round-major prefix sum); returns where each round ends there, in
-  // bytes.
-  std::vector<std::uint64_t> classify(std::span<const std::byte> chunk, const Splitters<Bits>& splitters,
-                                      std::vector<RoundExtent<Bits>>& extents, HostBuffer& grouped) {
-    const std::size_t n = chunk.size() / sizeof(T);
-    const std::size_t rounds = splitters.rounds();
-    const std::size_t blocks = (n + kBlockKeys - 1) / kBlockKeys;
-    std::vector<RoundExtent<Bits>> block_extents(blocks * rounds);
-    const auto round_of = [&](std::size_t i) { return splitters.round_of(encode(chunk.data() + i * sizeof(T))); };
-    tbb::parallel_for(std::size_t{0}, blocks, [&](std::size_t b) {
-      RoundExtent<Bits>* mine = &block_extents[b * rounds];
-      for (std::size_t i = b * kBlockKeys; i < std::min(n, (b + 1) * kBlockKeys); ++i) {
-        const Bits key = encode(chunk.data() + i * sizeof(T));
-        RoundExtent<Bits>& e = mine[splitters.round_of(key)];
-        ++e.keys;
-        e.lowest = std::min(e.lowest, key);
-        e.highest = std::max(e.highest, key);
-      }
-    });
-    std::vector<std::uint64_t> offsets(blocks * rounds);
-    std::vector<std::uint64_t> ends(rounds, 0);
-    std::uint64_t at = 0;
-    for (std::size_t r = 0; r < rounds; ++r) {
-      for (std::size_t b = 0; b < blocks; ++b) {
-        offsets[b * rounds + r] = at;
-        at += block_extents[b * rounds + r].keys;
-        extents[r].add(block_extents[b * rounds + r]);
-      }
-      ends[r] = at * sizeof(T);
-    }
-    tbb::parallel_for(std::size_t{0}, blocks, [&](std::size_t b) {
-      std::uint64_t* next = &offsets[b * rounds];
-      for (std::size_t i = b * kBlockKeys; i < std::min(n, (b + 1) * kBlockKeys); ++i)
-        std::memcpy(grouped.data() + next[round_of(i)]++ * sizeof(T), chunk.data() + i * sizeof(T), sizeof(T));
-    });
-    return ends;
   }
 
   void finish_round(const SpillFile& file, std::size_t round, const RoundExtent<Bits>& extent,
