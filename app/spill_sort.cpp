@@ -33,6 +33,7 @@ constexpr double kRoundFill = 0.8;
 // allows: 2 MiB, 256 Ki u64 keys), or as many bytes of keys spread over a stream's prefix.
 constexpr std::size_t kSamplePieces = 512;
 constexpr std::size_t kMaxSampleBytes = std::size_t{2} << 20;
+
 // Reads up to `bytes` at `offset` (fewer only at the end of the file).
 std::size_t pread_full(const InputFile& input, std::byte* dst, std::size_t bytes, std::uint64_t offset) {
   std::size_t got = 0;
@@ -64,34 +65,14 @@ class InputChunks final : public ChunkSource {
   RecordStream stream_;
 };
 
-// One round of a spill file, read into two buffers in turn: the next chunk is read while the
-// caller classifies this one.
+// One round of a spill file.
 class RoundChunks final : public ChunkSource {
  public:
-  RoundChunks(const SpillFile& file, std::size_t round, std::size_t chunk_bytes)
-      : reader_(file, round), buffers_{HostBuffer(chunk_bytes), HostBuffer(chunk_bytes)} {
-    read_ahead();
-  }
-  std::span<const std::byte> next() override {
-    if (!ahead_.valid()) return {};
-    const std::size_t got = ahead_.get();  // rethrows the read's Error
-    HostBuffer& filled = buffers_[filling_];
-    filling_ ^= 1;
-    // The caller is done with the other buffer, the chunk it had last.
-    if (reader_.bytes_left() > 0) read_ahead();
-    return {filled.data(), got};
-  }
+  RoundChunks(const SpillFile& file, std::size_t round, std::size_t chunk_bytes) : chunks_(file, round, chunk_bytes) {}
+  std::span<const std::byte> next() override { return chunks_.next(); }
 
  private:
-  void read_ahead() {
-    HostBuffer& buffer = buffers_[filling_];
-    ahead_ = std::async(std::launch::async, [this, &buffer] { return reader_.read(buffer.data(), buffer.size()); });
-  }
-
-  SpillRoundReader reader_;
-  HostBuffer buffers_[2];
-  int filling_ = 0;
-  std::future<std::size_t> ahead_;  // declared last: waited for before the buffers go
+  SpillRoundChunks chunks_;
 };
 
 // A sample of encoded keys, in memory mapped for it alone: unmapped whole once the splitters are
