@@ -14,7 +14,6 @@
 #include <optional>
 #include <span>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "generate/distribution.hpp"
@@ -23,6 +22,7 @@
 #include "core/error.hpp"
 #include "io/input_file.hpp"
 #include "io/spill_file.hpp"
+#include "../io/io_test_support.hpp"
 
 namespace rmgsort {
 namespace {
@@ -91,35 +91,6 @@ TEST(SpillFileTest, AnUnusableTempDirIsNamed) {
 // whole number of keys) were read already, as a stream's prefix.
 enum class Source { file, stream_after_prefix };
 
-// The keys of `count` bytes, through a pipe fed from a thread.
-class PipeInput {
- public:
-  explicit PipeInput(std::span<const std::byte> bytes) {
-    int fds[2];
-    EXPECT_EQ(::pipe(fds), 0);
-    input_ = InputFile("pipe", fds[0], false, 0);
-    writer_ = std::thread([bytes, fd = fds[1]] {
-      for (std::size_t at = 0; at < bytes.size();) {
-        const ssize_t put = ::write(fd, bytes.data() + at, std::min<std::size_t>(bytes.size() - at, 65536));
-        if (put <= 0) break;
-        at += std::size_t(put);
-      }
-      ::close(fd);
-    });
-  }
-  ~PipeInput() {
-    input_ = InputFile();
-    writer_.join();
-  }
-  PipeInput(const PipeInput&) = delete;
-  PipeInput& operator=(const PipeInput&) = delete;
-  [[nodiscard]] const InputFile& input() const { return input_; }
-
- private:
-  InputFile input_;
-  std::thread writer_;
-};
-
 // spill_sort of `dist` keys from `source`, rounds of `round_keys`, chunks of `chunk_bytes`: the
 // rounds handed on, joined, are the keys in std::sort's order; returns the report.
 SpillReport spill_sorted(const std::string& dist, std::uint64_t count, std::uint64_t round_keys,
@@ -129,7 +100,7 @@ SpillReport spill_sorted(const std::string& dist, std::uint64_t count, std::uint
   generate_keys(keys.data(), 0, count, count, parse_distribution(dist), 3);
   const std::span<const std::byte> bytes(reinterpret_cast<const std::byte*>(keys.data()), count * 8);
   std::optional<InputFile> file;
-  std::optional<PipeInput> pipe;
+  std::optional<test::Feeder> pipe;
   const std::size_t prefix_bytes = std::min<std::size_t>(bytes.size(), 8 * 1000 + 3);
   if (source == Source::file) {
     const std::string path = temp_dir() + "/rmgsort-spill-test-" + std::to_string(::getpid());
@@ -140,7 +111,7 @@ SpillReport spill_sorted(const std::string& dist, std::uint64_t count, std::uint
     file = open_input(path);
     ::unlink(path.c_str());
   } else {
-    pipe.emplace(bytes.subspan(prefix_bytes));
+    pipe.emplace(std::vector<std::byte>(bytes.begin() + std::ptrdiff_t(prefix_bytes), bytes.end()));
   }
   std::vector<std::uint64_t> buffers(2 * round_keys), scratch(round_keys), sorted;
   SpillJob job;
