@@ -1,7 +1,6 @@
 // rmgsort check: streams FILE (any size) once, checking order and computing its checksum; with
 // --input streams ORIGINAL too and compares key counts and checksums. One summary line on stdout.
 #include <cstdio>
-#include <cstring>
 #include <optional>
 
 #include "app/commands.hpp"
@@ -10,7 +9,7 @@
 #include "host/order_check.hpp"
 #include "core/error.hpp"
 #include "io/input_file.hpp"
-#include "io/uring_reader.hpp"
+#include "io/record_stream.hpp"
 
 namespace rmgsort {
 namespace {
@@ -28,34 +27,14 @@ InputFile open_keys(const std::string& path, KeyType type) {
   return input;
 }
 
-// Feeds `consume` whole keys only: a pipe may end a chunk in the middle of a key, whose bytes are
-// carried into the next chunk. A file whose size is not a whole number of keys is an Error.
+// Feeds `consume` whole keys only (io/record_stream.hpp re-cuts a pipe's reads that end inside a
+// key); a stream that ends inside a key is an Error. Returns the keys.
 template <class Consume>
 std::uint64_t stream_keys(const InputFile& input, KeyType type, Consume&& consume) {
-  const std::string name = input.display_name();
-  const std::size_t width = key_width(type);
-
-  ChunkReader reader(input, kCheckChunkBytes);
-  std::byte carry[8];
-  std::size_t carried = 0;
-  std::uint64_t total = 0;
-  for (std::span<const std::byte> chunk = reader.next(); !chunk.empty(); chunk = reader.next()) {
-    total += chunk.size();
-    if (carried > 0) {
-      const std::size_t take = std::min(width - carried, chunk.size());
-      std::memcpy(carry + carried, chunk.data(), take);
-      carried += take;
-      chunk = chunk.subspan(take);
-      if (carried < width) continue;
-      consume(carry, width);
-      carried = 0;
-    }
-    const std::size_t whole = chunk.size() / width * width;
-    if (whole > 0) consume(chunk.data(), whole);
-    carried = chunk.size() - whole;
-    std::memcpy(carry, chunk.data() + whole, carried);
-  }
-  return whole_keys(name, total, type);  // a stream that ended inside a key is an Error
+  RecordStream stream(input, RecordLayout::bare_key(type), kCheckChunkBytes);
+  for (std::span<const std::byte> chunk = stream.next(); !chunk.empty(); chunk = stream.next())
+    consume(chunk.data(), chunk.size());
+  return stream.bytes_returned() / key_width(type);
 }
 
 }  // namespace

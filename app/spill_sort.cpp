@@ -3,24 +3,21 @@
 #include <errno.h>
 #include <unistd.h>
 
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
-
 #include <algorithm>
 #include <memory>
 #include <cstring>
 #include <future>
-#include <limits>
 #include <optional>
 #include <random>
 
 #include "app/stopwatch.hpp"
+#include "host/spill_classifier.hpp"
 #include "host/splitters.hpp"
 #include "core/error.hpp"
 #include "io/host_buffer.hpp"
 #include "io/input_file.hpp"
+#include "io/record_stream.hpp"
 #include "io/spill_file.hpp"
-#include "io/uring_reader.hpp"
 
 namespace rmgsort {
 namespace {
@@ -36,8 +33,6 @@ constexpr double kRoundFill = 0.8;
 // allows: 2 MiB, 256 Ki u64 keys), or as many bytes of keys spread over a stream's prefix.
 constexpr std::size_t kSamplePieces = 512;
 constexpr std::size_t kMaxSampleBytes = std::size_t{2} << 20;
-// Classification works on blocks of keys, each counted and then scattered by one task.
-constexpr std::size_t kBlockKeys = std::size_t{1} << 16;
 
 // Reads up to `bytes` at `offset` (fewer only at the end of the file).
 std::size_t pread_full(const InputFile& input, std::byte* dst, std::size_t bytes, std::uint64_t offset) {
@@ -59,81 +54,25 @@ class ChunkSource {
   virtual std::span<const std::byte> next() = 0;  // empty at the end
 };
 
-// A regular file (the input), chunk by chunk through io_uring.
-class FileChunks final : public ChunkSource {
+// The input, a regular file or a stream after its prefix, in chunks of whole keys.
+class InputChunks final : public ChunkSource {
  public:
-  FileChunks(const InputFile& input, std::size_t chunk_bytes) : reader_(input, chunk_bytes) {}
-  std::span<const std::byte> next() override { return reader_.next(); }
+  InputChunks(const InputFile& input, std::span<const std::byte> prefix, std::size_t chunk_bytes, KeyType type)
+      : stream_(input, RecordLayout::bare_key(type), chunk_bytes, prefix, CutRecordMessage::bytes_after_last) {}
+  std::span<const std::byte> next() override { return stream_.next(); }
 
  private:
-  ChunkReader reader_;
+  RecordStream stream_;
 };
 
-// A stream's prefix, already in memory, then the rest of the stream, re-cut into whole keys.
-class StreamChunks final : public ChunkSource {
- public:
-  StreamChunks(const InputFile& input, std::span<const std::byte> prefix, std::size_t chunk_bytes, std::size_t width)
-      : input_(input), prefix_(prefix), reader_(input, chunk_bytes), staging_(chunk_bytes), width_(width) {}
-  std::span<const std::byte> next() override {
-    std::size_t filled = carry_;
-    if (carry_ > 0) std::memmove(staging_.data(), staging_.data() + staging_used_, carry_);
-    carry_ = 0;
-    while (filled < staging_.size()) {
-      if (pending_.empty()) pending_ = prefix_.empty() ? reader_.next() : std::exchange(prefix_, {});
-      if (pending_.empty()) break;
-      const std::size_t take = std::min(pending_.size(), staging_.size() - filled);
-      std::memcpy(staging_.data() + filled, pending_.data(), take);
-      pending_ = pending_.subspan(take);
-      filled += take;
-    }
-    const std::size_t whole = filled / width_ * width_;
-    carry_ = filled - whole;
-    staging_used_ = whole;
-    if (whole == 0 && carry_ > 0)
-      throw Error(input_.display_name() + ": the input ends inside a key (" + std::to_string(carry_) +
-                  " bytes after the last whole " + std::to_string(width_) + "-byte key)");
-    return {staging_.data(), whole};
-  }
-
- private:
-  const InputFile& input_;
-  std::span<const std::byte> prefix_;
-  ChunkReader reader_;
-  HostBuffer staging_;
-  std::size_t width_;
-  std::span<const std::byte> pending_;
-  std::size_t carry_ = 0;
-  std::size_t staging_used_ = 0;
-};
-
-// One round of a spill file, read into two buffers in turn: the next chunk is read while the
-// caller classifies this one.
+// One round of a spill file.
 class RoundChunks final : public ChunkSource {
  public:
-  RoundChunks(const SpillFile& file, std::size_t round, std::size_t chunk_bytes)
-      : reader_(file, round), buffers_{HostBuffer(chunk_bytes), HostBuffer(chunk_bytes)} {
-    read_ahead();
-  }
-  std::span<const std::byte> next() override {
-    if (!ahead_.valid()) return {};
-    const std::size_t got = ahead_.get();  // rethrows the read's Error
-    HostBuffer& filled = buffers_[filling_];
-    filling_ ^= 1;
-    // The caller is done with the other buffer, the chunk it had last.
-    if (reader_.bytes_left() > 0) read_ahead();
-    return {filled.data(), got};
-  }
+  RoundChunks(const SpillFile& file, std::size_t round, std::size_t chunk_bytes) : chunks_(file, round, chunk_bytes) {}
+  std::span<const std::byte> next() override { return chunks_.next(); }
 
  private:
-  void read_ahead() {
-    HostBuffer& buffer = buffers_[filling_];
-    ahead_ = std::async(std::launch::async, [this, &buffer] { return reader_.read(buffer.data(), buffer.size()); });
-  }
-
-  SpillRoundReader reader_;
-  HostBuffer buffers_[2];
-  int filling_ = 0;
-  std::future<std::size_t> ahead_;  // declared last: waited for before the buffers go
+  SpillRoundChunks chunks_;
 };
 
 // A sample of encoded keys, in memory mapped for it alone: unmapped whole once the splitters are
@@ -153,19 +92,6 @@ class Sample {
   std::size_t keys_ = 0;
 };
 
-// What one pass learned of each round's keys.
-template <class Bits>
-struct RoundExtent {
-  std::uint64_t keys = 0;
-  Bits lowest = std::numeric_limits<Bits>::max();
-  Bits highest = 0;
-  void add(const RoundExtent& other) {
-    keys += other.keys;
-    lowest = std::min(lowest, other.lowest);
-    highest = std::max(highest, other.highest);
-  }
-};
-
 template <class T>
 class SpillSorter {
  public:
@@ -183,6 +109,7 @@ class SpillSorter {
     report_.levels = std::max(report_.levels, level);
     const std::size_t rounds = splitters.rounds();
     SpillFile file(job_.temp_dir, rounds, job_.chunk_bytes / 2);
+    const SpillClassifier<T> classifier(splitters, job_.order);
     std::vector<RoundExtent<Bits>> extents(rounds);
     Stopwatch spilling;
     {
@@ -193,7 +120,7 @@ class SpillSorter {
       for (std::span<const std::byte> chunk = source->next(); !chunk.empty(); chunk = source->next()) {
         if (level == 1 && job_.on_input) job_.on_input(chunk);
         HostBuffer& grouped = scattered_[parity_of_chunk_ ^= 1];
-        std::vector<std::uint64_t> ends = classify(chunk, splitters, extents, grouped);
+        std::vector<std::uint64_t> ends = classifier.classify(chunk, grouped.data(), extents);
         if (appending.valid()) appending.get();  // the previous chunk's append; rethrows its Error
         appending = std::async(std::launch::async, [&file, &grouped, ends = std::move(ends)] {
           file.append(std::span<const std::byte>(grouped.data(), ends.back()), ends);
@@ -292,45 +219,6 @@ class SpillSorter {
     return sample;
   }
 
-  // Groups the chunk's keys by round into `grouped` (in parallel, blocks of kBlockKeys keys: count,
-  // then scatter at offsets from a round-major prefix sum); returns where each round ends there, in
-  // bytes.
-  std::vector<std::uint64_t> classify(std::span<const std::byte> chunk, const Splitters<Bits>& splitters,
-                                      std::vector<RoundExtent<Bits>>& extents, HostBuffer& grouped) {
-    const std::size_t n = chunk.size() / sizeof(T);
-    const std::size_t rounds = splitters.rounds();
-    const std::size_t blocks = (n + kBlockKeys - 1) / kBlockKeys;
-    std::vector<RoundExtent<Bits>> block_extents(blocks * rounds);
-    const auto round_of = [&](std::size_t i) { return splitters.round_of(encode(chunk.data() + i * sizeof(T))); };
-    tbb::parallel_for(std::size_t{0}, blocks, [&](std::size_t b) {
-      RoundExtent<Bits>* mine = &block_extents[b * rounds];
-      for (std::size_t i = b * kBlockKeys; i < std::min(n, (b + 1) * kBlockKeys); ++i) {
-        const Bits key = encode(chunk.data() + i * sizeof(T));
-        RoundExtent<Bits>& e = mine[splitters.round_of(key)];
-        ++e.keys;
-        e.lowest = std::min(e.lowest, key);
-        e.highest = std::max(e.highest, key);
-      }
-    });
-    std::vector<std::uint64_t> offsets(blocks * rounds);
-    std::vector<std::uint64_t> ends(rounds, 0);
-    std::uint64_t at = 0;
-    for (std::size_t r = 0; r < rounds; ++r) {
-      for (std::size_t b = 0; b < blocks; ++b) {
-        offsets[b * rounds + r] = at;
-        at += block_extents[b * rounds + r].keys;
-        extents[r].add(block_extents[b * rounds + r]);
-      }
-      ends[r] = at * sizeof(T);
-    }
-    tbb::parallel_for(std::size_t{0}, blocks, [&](std::size_t b) {
-      std::uint64_t* next = &offsets[b * rounds];
-      for (std::size_t i = b * kBlockKeys; i < std::min(n, (b + 1) * kBlockKeys); ++i)
-        std::memcpy(grouped.data() + next[round_of(i)]++ * sizeof(T), chunk.data() + i * sizeof(T), sizeof(T));
-    });
-    return ends;
-  }
-
   void finish_round(const SpillFile& file, std::size_t round, const RoundExtent<Bits>& extent,
                     std::uint64_t source_keys, int level) {
     if (extent.keys == 0) return;
@@ -420,12 +308,13 @@ SpillReport spill_sort(const SpillJob& job, const SpillSource& source) {
     if (input.regular) {
       const std::uint64_t keys = input.size / sizeof(T);
       const auto splitters = Splitters<Bits>::from_sample(sorter.sample_file(input).keys(), sorter.rounds_for(keys), 0, 0);
-      sorter.partition(std::make_unique<FileChunks>(input, job.chunk_bytes), splitters, keys, 1, 0);
+      sorter.partition(std::make_unique<InputChunks>(input, std::span<const std::byte>{}, job.chunk_bytes, job.type),
+                       splitters, keys, 1, 0);
     } else {
       const auto splitters =
           Splitters<Bits>::from_sample(sorter.sample_prefix(source.prefix).keys(), sorter.rounds_for(0), 0, 0);
-      sorter.partition(std::make_unique<StreamChunks>(input, source.prefix, job.chunk_bytes, sizeof(T)), splitters,
-                       0, 1, 0);
+      sorter.partition(std::make_unique<InputChunks>(input, source.prefix, job.chunk_bytes, job.type), splitters, 0, 1,
+                       0);
     }
   });
   return report;

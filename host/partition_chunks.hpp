@@ -2,7 +2,7 @@
 // that a TopDigitHistogram (host/top_digit_histogram.hpp) counts apart: keys
 // [c * keys_per_chunk(), min((c + 1) * keys_per_chunk(), count)), a function of the key count only,
 // so that neither the histograms nor the partition's output depend on the thread count or on the
-// order in which a reader delivers the keys.
+// order in which a reader delivers the keys. host/chunk_buckets.hpp counts and scatters by them.
 #pragma once
 
 #include <algorithm>
@@ -25,6 +25,16 @@ class PartitionChunks {
         (count + UINT32_MAX - 1) / UINT32_MAX);
     keys_ = std::max<std::uint64_t>(64, ((count + chunks - 1) / chunks + 63) / 64 * 64);  // on cache lines
     chunks_ = std::size_t((count + keys_ - 1) / keys_);
+  }
+
+  // Chunks of exactly `keys_per_chunk` keys but the last, for a pass whose chunks need not carry a
+  // top-digit histogram each (the spill path's: many small chunks, so that every thread has some).
+  [[nodiscard]] static PartitionChunks of_size(std::uint64_t count, std::uint64_t keys_per_chunk) {
+    PartitionChunks chunks(0);
+    chunks.count_ = count;
+    chunks.keys_ = std::max<std::uint64_t>(1, keys_per_chunk);
+    chunks.chunks_ = std::size_t((count + chunks.keys_ - 1) / chunks.keys_);
+    return chunks;
   }
 
   [[nodiscard]] std::uint64_t count() const { return count_; }

@@ -20,6 +20,7 @@
 #endif
 
 #include "core/key_type.hpp"
+#include "host/chunk_buckets.hpp"
 #include "host/partition_chunks.hpp"
 #include "host/round_classifier.hpp"
 #include "host/top_digit_histogram.hpp"
@@ -193,14 +194,14 @@ class RoundPartitioner {
       start = Clock::now();
     }
     own.reset();  // (its counters may be in `out`, which the scatter overwrites)
-    place_chunks(plan.begin);
+    chunk_buckets_.place(plan.begin);
     stats.plan_ms += ms_since(start);
 
     start = Clock::now();
     if (splitter_router) {
-      scatter(*splitter_router, buckets);
+      scatter(*splitter_router);
     } else {
-      scatter(top_router, buckets);
+      scatter(top_router);
     }
     stats.scatter_ms = ms_since(start);
     return std::move(plan.rounds);
@@ -376,11 +377,8 @@ class RoundPartitioner {
   // adds its sum; only the bytes split between buckets or refined read their 256 counters.
   void sum_chunk_buckets(const TopDigitHistogram& top, Classifier& classifier, const TopDigitRouter<Bits>& router,
                          std::size_t buckets) {
-    chunk_offsets_.assign(chunks_.chunks() * buckets, 0);
     const std::vector<std::uint32_t>& root_route = classifier.table(0).route;
-    tbb::parallel_for(std::size_t{0}, chunks_.chunks(), [&](std::size_t chunk) {
-      // Summed apart from chunk_offsets_, whose rows share cache lines with other chunks' rows.
-      std::vector<std::uint64_t> row(buckets);
+    chunk_buckets_.count(chunks_, buckets, [&](std::size_t chunk, std::uint64_t* row) {
       const std::byte* counts = top.chunk_counts(chunk);
       const std::uint32_t* byte_sums = top.top_byte_sums(chunk);
       for (std::size_t byte = 0; byte < 256; ++byte) {
@@ -399,17 +397,13 @@ class RoundPartitioner {
           if (const std::uint32_t entry = table.route[d]; !(entry & kToTable))
             row[entry] += TopDigitHistogram::load(table_counts, d);
       }
-      std::copy(row.begin(), row.end(), chunk_offsets_.begin() + std::ptrdiff_t(chunk * buckets));
     });
   }
 
   // Each chunk's keys per bucket, by a read pass that classifies every key.
   template <class Router>
   void count_chunk_buckets(const Router& router, std::size_t buckets) {
-    chunk_offsets_.assign(chunks_.chunks() * buckets, 0);
-    tbb::parallel_for(std::size_t{0}, chunks_.chunks(), [&](std::size_t chunk) {
-      // Counted apart from chunk_offsets_, whose rows share cache lines with other chunks' rows.
-      std::vector<std::uint64_t> counts(buckets);
+    chunk_buckets_.count(chunks_, buckets, [&](std::size_t chunk, std::uint64_t* counts) {
       const Router local_router = router;
       const Bits* in = in_;
       std::uint64_t i = chunks_.begin(chunk);
@@ -424,25 +418,13 @@ class RoundPartitioner {
         ++counts[b[3]];
       }
       for (; i < end; ++i) ++counts[local_router.bucket_of(encode(in[i]))];
-      std::copy(counts.begin(), counts.end(), chunk_offsets_.begin() + std::ptrdiff_t(chunk * buckets));
     });
   }
 
-  // Turns the per-chunk counts into destinations: bucket b holds chunk 0's keys first, then chunk 1's...
-  void place_chunks(const std::vector<std::uint64_t>& bucket_begin) {
-    const std::size_t buckets = bucket_begin.size() - 1;
-    for (std::size_t b = 0; b < buckets; ++b) {
-      std::uint64_t position = bucket_begin[b];
-      for (std::size_t chunk = 0; chunk < chunks_.chunks(); ++chunk)
-        position += std::exchange(chunk_offsets_[chunk * buckets + b], position);
-      RMGSORT_EXPECTS(position == bucket_begin[b + 1], "the chunks' bucket counts disagree with the plan");
-    }
-  }
-
   template <class Router>
-  void scatter(const Router& router, std::size_t buckets) {
-    tbb::parallel_for(std::size_t{0}, chunks_.chunks(), [&](std::size_t chunk) {
-      WriteCombiner<Bits> combiner(out_, chunk_offsets_.data() + chunk * buckets, buckets);
+  void scatter(const Router& router) {
+    chunk_buckets_.scatter([&](std::size_t chunk, const std::uint64_t* first) {
+      WriteCombiner<Bits> combiner(out_, first, chunk_buckets_.buckets());
       // Locals, not members or captures: the flushes' calls would make the compiler reload those
       // on every key.
       const Router local_router = router;
@@ -481,7 +463,7 @@ class RoundPartitioner {
   ScratchInOut scratch_;                      // `out`, until the scatter
   std::vector<TableCounts> table_counts_;     // by table index (0: the root, in the TopDigitHistogram)
   bool tables_counted_per_chunk_ = true;      // by every refinement pass so far
-  std::vector<std::uint64_t> chunk_offsets_;  // [chunk][bucket]: counts, then first destinations
+  ChunkBuckets chunk_buckets_;                // each chunk's keys per bucket, then first destinations
 };
 
 void parallel_copy(const void* in, void* out, std::uint64_t bytes) {

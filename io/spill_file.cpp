@@ -185,4 +185,24 @@ void SpillRoundReader::skip(std::uint64_t bytes) {
   }
 }
 
+SpillRoundChunks::SpillRoundChunks(const SpillFile& file, std::size_t round, std::size_t chunk_bytes)
+    : reader_(file, round), buffers_{HostBuffer(chunk_bytes), HostBuffer(chunk_bytes)} {
+  read_ahead();
+}
+
+std::span<const std::byte> SpillRoundChunks::next() {
+  if (!ahead_.valid()) return {};
+  const std::size_t got = ahead_.get();  // rethrows the read's Error
+  HostBuffer& filled = buffers_[filling_];
+  filling_ ^= 1;
+  // The caller is done with the other buffer, the chunk it had last.
+  if (reader_.bytes_left() > 0) read_ahead();
+  return {filled.data(), got};
+}
+
+void SpillRoundChunks::read_ahead() {
+  HostBuffer& buffer = buffers_[filling_];
+  ahead_ = std::async(std::launch::async, [this, &buffer] { return reader_.read(buffer.data(), buffer.size()); });
+}
+
 }  // namespace rmgsort

@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <future>
 #include <memory>
 #include <span>
 #include <string>
@@ -110,6 +111,25 @@ class SpillRoundReader {
   std::size_t row_ = 0;  // the current row of the loaded page
   std::uint64_t passed_ = 0;                  // bytes of the current row's segment passed
   std::unique_ptr<BlockQueue> queue_;
+};
+
+// One round of a finished SpillFile in chunks, read into two buffers in turn: the next chunk is read
+// while the caller works on this one (a round partitioned again is classified as it is read).
+// Memory: two chunks and a SpillRoundReader's.
+class SpillRoundChunks {
+ public:
+  SpillRoundChunks(const SpillFile& file, std::size_t round, std::size_t chunk_bytes);
+  // The round's next CHUNK_BYTES (fewer only at its end); empty at the end. Valid until the next
+  // call. Throws rmgsort::Error naming the file.
+  std::span<const std::byte> next();
+
+ private:
+  void read_ahead();
+
+  SpillRoundReader reader_;
+  HostBuffer buffers_[2];
+  int filling_ = 0;
+  std::future<std::size_t> ahead_;  // declared last: waited for before the buffers go
 };
 
 }  // namespace rmgsort

@@ -1,6 +1,7 @@
 // The spill path through its API: a spill file gives each round back as appended, across many table
 // pages and with skips; spill_sort of skewed and uniform keys hands on the sorted input in rounds
-// of at most round_keys, in a few levels, whatever the skew.
+// of at most round_keys, in a few levels, whatever the skew, and over more than two levels of
+// repartitioning, from a file or a stream, with the CPU sorting each round.
 #include "app/spill_sort.hpp"
 
 #include <gtest/gtest.h>
@@ -9,6 +10,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <functional>
+#include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -18,6 +22,7 @@
 #include "core/error.hpp"
 #include "io/input_file.hpp"
 #include "io/spill_file.hpp"
+#include "../io/io_test_support.hpp"
 
 namespace rmgsort {
 namespace {
@@ -82,41 +87,62 @@ TEST(SpillFileTest, AnUnusableTempDirIsNamed) {
   }
 }
 
-// spill_sort of `dist` keys written to a file, rounds of `round_keys`: the rounds handed on, joined,
-// are the keys sorted; returns the report.
-SpillReport spill_sorted(const std::string& dist, std::uint64_t count, std::uint64_t round_keys) {
+// Where spill_sorted's keys come from: a regular file, or a pipe of which the first bytes (not a
+// whole number of keys) were read already, as a stream's prefix.
+enum class Source { file, stream_after_prefix };
+
+// spill_sort of `dist` keys from `source`, rounds of `round_keys`, chunks of `chunk_bytes`: the
+// rounds handed on, joined, are the keys in std::sort's order; returns the report.
+SpillReport spill_sorted(const std::string& dist, std::uint64_t count, std::uint64_t round_keys,
+                         Source source = Source::file, SortOrder order = SortOrder::ascending,
+                         std::size_t chunk_bytes = 4096) {
   std::vector<std::uint64_t> keys(count);
   generate_keys(keys.data(), 0, count, count, parse_distribution(dist), 3);
-  const std::string path = temp_dir() + "/rmgsort-spill-test-" + std::to_string(::getpid());
-  {
+  const std::span<const std::byte> bytes(reinterpret_cast<const std::byte*>(keys.data()), count * 8);
+  std::optional<InputFile> file;
+  std::optional<test::Feeder> pipe;
+  const std::size_t prefix_bytes = std::min<std::size_t>(bytes.size(), 8 * 1000 + 3);
+  if (source == Source::file) {
+    const std::string path = temp_dir() + "/rmgsort-spill-test-" + std::to_string(::getpid());
     std::FILE* out = std::fopen(path.c_str(), "wb");
     EXPECT_NE(out, nullptr);
     EXPECT_EQ(std::fwrite(keys.data(), 8, count, out), count);
     std::fclose(out);
+    file = open_input(path);
+    ::unlink(path.c_str());
+  } else {
+    pipe.emplace(std::vector<std::byte>(bytes.begin() + std::ptrdiff_t(prefix_bytes), bytes.end()));
   }
-  InputFile input = open_input(path);
-  ::unlink(path.c_str());
   std::vector<std::uint64_t> buffers(2 * round_keys), scratch(round_keys), sorted;
   SpillJob job;
   job.type = KeyType::u64;
+  job.order = order;
   job.temp_dir = temp_dir();
   job.round_keys = round_keys;
-  job.chunk_bytes = 4096;
+  job.chunk_bytes = chunk_bytes;
   job.round_buffers = [&]() -> std::array<std::byte*, 2> {
     return {reinterpret_cast<std::byte*>(buffers.data()), reinterpret_cast<std::byte*>(buffers.data() + round_keys)};
   };
   job.sort_round = [&](std::byte* round, std::uint64_t n) {
-    radix_sort(reinterpret_cast<std::uint64_t*>(round), n, SortOrder::ascending, scratch.data());
+    radix_sort(reinterpret_cast<std::uint64_t*>(round), n, order, scratch.data());
   };
   job.sorted = [&](std::span<const std::byte> round) {
     EXPECT_LE(round.size(), round_keys * 8);
     const auto* begin = reinterpret_cast<const std::uint64_t*>(round.data());
     sorted.insert(sorted.end(), begin, begin + round.size() / 8);
   };
-  const SpillReport report = spill_sort(job, SpillSource{&input, {}});
-  std::sort(keys.begin(), keys.end());
+  const SpillReport report = source == Source::file ? spill_sort(job, SpillSource{&*file, {}})
+                                                    : spill_sort(job, SpillSource{&pipe->input(), bytes.first(prefix_bytes)});
+  if (order == SortOrder::ascending) {
+    std::sort(keys.begin(), keys.end());
+  } else {
+    std::sort(keys.begin(), keys.end(), std::greater<>());
+  }
   EXPECT_EQ(sorted, keys);
   EXPECT_EQ(report.keys, count);
+  std::uint64_t handed_on = 0;
+  for (const std::uint64_t n : report.round_keys) handed_on += n;
+  EXPECT_EQ(handed_on, count);
   return report;
 }
 
@@ -127,6 +153,27 @@ TEST(SpillSortTest, SkewedKeysSortInFewLevels) {
     // 200 rounds' worth of keys, at most 64 rounds a pass: 2 levels on a good sample, a few more
     // where skew defeats it, never one per split of the value range.
     EXPECT_LE(report.levels, 6);
+  }
+}
+
+// Rounds of 8 keys for 40000: 64 rounds a pass leave ~600 keys a round, partitioned again into
+// rounds of ~10, many partitioned a third time, with the CPU sorting each round: uniform keys from
+// a file in ascending order in chunks of a page, skewed ones from a stream whose prefix ends inside
+// a key in descending order in chunks of three.
+TEST(SpillSortTest, RepartitionsOverSeveralLevels) {
+  struct Case {
+    const char* dist;
+    Source source;
+    SortOrder order;
+    std::size_t chunk_bytes;
+  };
+  for (const Case& c : {Case{"uniform", Source::file, SortOrder::ascending, 4096},
+                        Case{"zipf:1.0", Source::stream_after_prefix, SortOrder::descending, 3 * 4096}}) {
+    SCOPED_TRACE(c.dist);
+    const SpillReport report = spill_sorted(c.dist, 40000, 8, c.source, c.order, c.chunk_bytes);
+    EXPECT_GE(report.levels, 3);
+    EXPECT_LE(report.levels, 8);
+    EXPECT_GT(report.spilled_bytes, 2 * 40000 * 8);  // the input and its rounds, spilled again
   }
 }
 

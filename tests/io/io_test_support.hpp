@@ -1,5 +1,5 @@
 // Shared helpers of the io/ tests: temporary directories on a disk and on tmpfs, deterministic file
-// contents, and running a piece of a test in a child process.
+// contents, a pipe fed from a thread, and running a piece of a test in a child process.
 #pragma once
 
 #include <dirent.h>
@@ -13,6 +13,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <csignal>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -22,7 +24,11 @@
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <thread>
+#include <utility>
 #include <vector>
+
+#include "io/input_file.hpp"
 
 namespace rmgsort::test {
 
@@ -191,5 +197,39 @@ inline int run_in_child(const std::function<int()>& body) {
   waitpid(pid, &status, 0);
   return status;
 }
+
+// Feeds DATA into a pipe from a thread; the read end is the input. The writer stops quietly when the
+// reader closes early (EPIPE; SIGPIPE is ignored for the whole test program).
+class Feeder {
+ public:
+  explicit Feeder(std::vector<std::byte> data) : data_(std::move(data)) {
+    signal(SIGPIPE, SIG_IGN);
+    int fds[2];
+    if (pipe(fds) != 0) throw std::runtime_error("pipe");
+    input_ = InputFile("stdin-like pipe", fds[0], false, 0);
+    writer_ = std::thread([this, fd = fds[1]] {
+      std::size_t at = 0;
+      while (at < data_.size()) {
+        const ssize_t put = write(fd, data_.data() + at, std::min<std::size_t>(data_.size() - at, 100000));
+        if (put <= 0) break;
+        at += static_cast<std::size_t>(put);
+      }
+      close(fd);
+    });
+  }
+  ~Feeder() {
+    input_ = InputFile();  // closes the read end, so a writer blocked on a full pipe gets EPIPE
+    writer_.join();
+  }
+  Feeder(const Feeder&) = delete;
+  Feeder& operator=(const Feeder&) = delete;
+  [[nodiscard]] const InputFile& input() const { return input_; }
+  [[nodiscard]] const std::vector<std::byte>& data() const { return data_; }
+
+ private:
+  std::vector<std::byte> data_;
+  InputFile input_;
+  std::thread writer_;
+};
 
 }  // namespace rmgsort::test

@@ -16,39 +16,7 @@
 namespace rmgsort {
 namespace {
 
-// Feeds DATA into a pipe from a thread; the read end is the input. The writer stops quietly when the
-// reader closes early (EPIPE; SIGPIPE is ignored for the whole test program).
-class Feeder {
- public:
-  explicit Feeder(std::vector<std::byte> data) : data_(std::move(data)) {
-    signal(SIGPIPE, SIG_IGN);
-    int fds[2];
-    if (pipe(fds) != 0) throw std::runtime_error("pipe");
-    input_ = InputFile("stdin-like pipe", fds[0], false, 0);
-    writer_ = std::thread([this, fd = fds[1]] {
-      std::size_t at = 0;
-      while (at < data_.size()) {
-        const ssize_t put = write(fd, data_.data() + at, std::min<std::size_t>(data_.size() - at, 100000));
-        if (put <= 0) break;
-        at += static_cast<std::size_t>(put);
-      }
-      close(fd);
-    });
-  }
-  ~Feeder() {
-    input_ = InputFile();  // closes the read end, so a writer blocked on a full pipe gets EPIPE
-    writer_.join();
-  }
-  Feeder(const Feeder&) = delete;
-  Feeder& operator=(const Feeder&) = delete;
-  [[nodiscard]] const InputFile& input() const { return input_; }
-  [[nodiscard]] const std::vector<std::byte>& data() const { return data_; }
-
- private:
-  std::vector<std::byte> data_;
-  InputFile input_;
-  std::thread writer_;
-};
+using test::Feeder;
 
 std::string over_limit_message(std::size_t bytes, std::uint64_t limit) {
   Feeder feeder(test::pattern_bytes(bytes));
