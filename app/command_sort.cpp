@@ -11,10 +11,10 @@
 #include <unistd.h>
 
 #include "app/commands.hpp"
-#include "app/gpu_engine.hpp"
+#include "sort/gpu_engine.hpp"
 #include "app/size_parse.hpp"
-#include "app/sort_rounds.hpp"
-#include "app/sorted_sink.hpp"
+#include "sort/rounds_sort.hpp"
+#include "sort/sorted_sink.hpp"
 #include "app/spill_sort.hpp"
 #include "app/stats.hpp"
 #include "app/stopwatch.hpp"

@@ -1,4 +1,4 @@
-#include "app/sort_rounds.hpp"
+#include "sort/rounds_sort.hpp"
 
 #include "app/stopwatch.hpp"
 

@@ -1,4 +1,4 @@
-#include "app/gpu_engine.hpp"
+#include "sort/gpu_engine.hpp"
 
 #include <tbb/task_arena.h>
 
