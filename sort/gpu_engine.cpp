@@ -1,4 +1,4 @@
-#include "app/gpu_engine.hpp"
+#include "sort/gpu_engine.hpp"
 
 #include <tbb/task_arena.h>
 
@@ -18,22 +18,30 @@ namespace rmgsort {
 #if RMGSORT_WITH_CUDA
 namespace {
 
-class InCoreEngine final : public GpuEngine {
+class InCoreEngine final : public SortEngine {
  public:
-  explicit InCoreEngine(InCorePlan plan) : plan_(std::move(plan)) {
+  InCoreEngine(const RecordLayout& layout, InCorePlan plan) : layout_(layout), plan_(std::move(plan)) {
     std::vector<int> nodes;
     for (int gpu : plan_.gpus) nodes.push_back(pci_device_numa_node(gpu_info(gpu).pci_bus_id));
     numa_ = choose_numa_placement(nodes, machine_numa_nodes());
   }
 
+  std::string_view name() const override { return "gpu"; }
+  std::string devices() const override {
+    return std::to_string(plan_.gpus.size()) + " GPU" + (plan_.gpus.size() == 1 ? "" : "s");
+  }
+  const RecordLayout& layout() const override { return layout_; }
   std::uint64_t round_keys() const override { return plan_.round_keys; }
+  // The keys are sorted where they lie: nothing beside them on the host.
+  std::uint64_t host_bytes_beside(std::uint64_t) const override { return 0; }
   void pin(std::byte* data, std::size_t bytes) override {
     pinned_ = PinnedRegistration();  // first: a new range may share pages with the old one
     populate_pages(data, bytes, unsigned(tbb::this_task_arena::max_concurrency()));
     pinned_ = PinnedRegistration(data, bytes);
   }
   void place(std::byte* data, std::size_t bytes) const override { apply_numa_placement(numa_, data, bytes); }
-  void allocate() override { sorter_ = std::make_unique<InCoreSorter>(plan_); }
+  // The devices' buffers were planned for round_keys() when the engine was chosen.
+  void allocate(std::uint64_t) override { sorter_ = std::make_unique<InCoreSorter>(plan_); }
   void sort(std::byte* keys, std::uint64_t count, SortOrder order) override {
     last_ = sorter_->sort(keys, count, order);
     device_ms_.push_back(last_.total_ms);
@@ -82,6 +90,7 @@ class InCoreEngine final : public GpuEngine {
   }
 
  private:
+  RecordLayout layout_;
   InCorePlan plan_;
   NumaPlacement numa_;
   PinnedRegistration pinned_;
@@ -92,22 +101,28 @@ class InCoreEngine final : public GpuEngine {
 
 }  // namespace
 
-std::unique_ptr<GpuEngine> GpuEngine::choose(KeyType type, const std::vector<int>& gpus, std::uint64_t keys,
-                                             std::optional<std::uint64_t> gpu_memory, std::string& why_not) {
-  if (gpus.empty() || keys == 0) {
-    why_not = gpus.empty() ? "no GPU selected" : "no keys";
-    return nullptr;
-  }
-  const InCorePlan largest = plan_in_core(type, gpus, gpu_memory);
-  return std::make_unique<InCoreEngine>(plan_in_core_for(type, gpus, std::min(keys, largest.round_keys), gpu_memory));
+GpuEngineChooser gpu_engine_chooser(const RecordLayout& layout, std::vector<int> gpus,
+                                    std::optional<std::uint64_t> gpu_memory) {
+  RMGSORT_EXPECTS(layout.is_bare_key(), "the GPU engine sorts bare keys");
+  return [layout, gpus = std::move(gpus), gpu_memory](std::uint64_t keys,
+                                                      std::string& why_not) -> std::unique_ptr<SortEngine> {
+    if (gpus.empty() || keys == 0) {
+      why_not = gpus.empty() ? "no GPU selected" : "no keys";
+      return nullptr;
+    }
+    const InCorePlan largest = plan_in_core(layout.key_type, gpus, gpu_memory);
+    return std::make_unique<InCoreEngine>(
+        layout, plan_in_core_for(layout.key_type, gpus, std::min(keys, largest.round_keys), gpu_memory));
+  };
 }
 
 #else
 
-std::unique_ptr<GpuEngine> GpuEngine::choose(KeyType, const std::vector<int>&, std::uint64_t,
-                                             std::optional<std::uint64_t>, std::string& why_not) {
-  why_not = "this rmgsort was built without CUDA";
-  return nullptr;
+GpuEngineChooser gpu_engine_chooser(const RecordLayout&, std::vector<int>, std::optional<std::uint64_t>) {
+  return [](std::uint64_t, std::string& why_not) -> std::unique_ptr<SortEngine> {
+    why_not = "this rmgsort was built without CUDA";
+    return nullptr;
+  };
 }
 
 #endif

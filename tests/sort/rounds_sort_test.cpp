@@ -1,6 +1,6 @@
 // sort_in_rounds with the CPU radix sort as the round sorter (the GPUs' stand-in in CI): the rounds
 // it hands on are in order, within the capacity, and together the sorted input, for every key type.
-#include "app/sort_rounds.hpp"
+#include "sort/rounds_sort.hpp"
 
 #include <gtest/gtest.h>
 

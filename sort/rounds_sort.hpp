@@ -1,5 +1,5 @@
-// Sorting keys that are larger than one round of the sort engine (the GPUs' combined memory) but fit
-// host memory: the CPU partitions them into value-ordered rounds (host/round_partition.hpp), the
+// The rounds path: keys that are larger than one sort of the engine (the GPUs' combined memory) but
+// fit host memory. The CPU partitions them into value-ordered rounds (host/round_partition.hpp), the
 // engine sorts each round in place, and each sorted round is handed on (to the writer) before the
 // next one is sorted, so that writing round r - 1 overlaps sorting round r.
 #pragma once
@@ -8,22 +8,15 @@
 #include <cstdint>
 #include <functional>
 #include <span>
-#include <vector>
 
 #include "core/key_order.hpp"
 #include "core/key_type.hpp"
-#include "host/round_partition.hpp"
 #include "host/top_digit_histogram.hpp"
+#include "sort/read_keys.hpp"
+#include "sort/sort_engine.hpp"
+#include "sort/sort_run.hpp"
 
 namespace rmgsort {
-
-struct RoundsReport {
-  RoundPartitionStats partition;
-  double partition_seconds = 0;          // the whole partition_into_rounds call
-  std::vector<std::uint64_t> round_keys;  // per round
-  std::vector<double> round_sort_seconds;
-  std::vector<double> round_handoff_seconds;  // the sorted callback: waiting for the writer, verifying
-};
 
 // Partitions input[0, count) (keys of `type`) into `partitioned` (count keys, not overlapping the
 // input) in rounds of at most round_capacity keys, then, round by round in order:
@@ -40,5 +33,11 @@ RoundsReport sort_in_rounds(KeyType type, const std::byte* input, std::byte* par
                             const std::function<void()>& on_partitioned = {},
                             const std::function<void(std::uint64_t done, std::uint64_t total)>& on_rounds = {},
                             const TopDigitHistogram* top_digits = nullptr);
+
+// The driver: keys.keys[0, keys.bytes) partitioned into a buffer of the same size (placed for the
+// engine, not pinned: the engine page-locks each round for its sort), sorted round by round with
+// `engine` (allocated here) and written to run.output_fd as each round is sorted, checked on the way
+// when --verify asks. The input's memory goes back once it is partitioned.
+[[nodiscard]] SortOutcome sort_in_memory_rounds(SortEngine& engine, KeysInMemory& keys, const SortRun& run);
 
 }  // namespace rmgsort

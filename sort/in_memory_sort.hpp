@@ -1,0 +1,15 @@
+// The in-memory path: keys that one sort of the engine takes, sorted at once where they lie, checked
+// when --verify asks, then written whole.
+#pragma once
+
+#include "sort/read_keys.hpp"
+#include "sort/sort_engine.hpp"
+#include "sort/sort_run.hpp"
+
+namespace rmgsort {
+
+// Sorts keys.keys[0, keys.bytes) with `engine` (allocated here) and writes them to run.output_fd;
+// on a --verify failure returns the reason and writes nothing.
+[[nodiscard]] SortOutcome sort_in_memory(SortEngine& engine, KeysInMemory& keys, const SortRun& run);
+
+}  // namespace rmgsort

@@ -1,0 +1,55 @@
+#include "sort/read_keys.hpp"
+
+#include <mutex>
+
+#include "io/read_stream.hpp"
+#include "io/uring_reader.hpp"
+
+namespace rmgsort {
+
+KeysInMemory read_file_keys(const SortPlan& plan, const InputFile& input, SortOrder order, bool verify,
+                            unsigned threads, Progress& progress) {
+  SortEngine& engine = *plan.engine;
+  const RecordLayout& layout = engine.layout();
+  const std::size_t width = layout.record_size;
+  KeysInMemory read;
+  read.bytes = input.size;
+  read.keys = HostBuffer(read.bytes);
+  engine.place(read.keys.data(), read.keys.capacity());
+  // Read straight into page-locked memory where the engine sorts the keys where they lie. Keys that
+  // will be partitioned into rounds get their top digits counted as they land.
+  if (plan.path == SortPath::in_memory) engine.pin(read.keys.data(), read.keys.capacity());
+  if (plan.path == SortPath::rounds)
+    read.top_digits = std::make_unique<TopDigitHistogram>(layout.key_type, order, read.bytes / width);
+  progress.phase("reading " + input.display_name(), read.bytes);
+  std::mutex checksum_mutex;
+  ReadOptions read_options;
+  read_options.threads = threads;
+  const ReadStats stats = read_file(input, read.keys.data(), read.bytes, read_options,
+                                    [&](std::uint64_t offset, const std::byte* block, std::size_t length) {
+                                      progress.advance(length);
+                                      if (read.top_digits) read.top_digits->add_bytes(offset, block, length);
+                                      if (!verify) return;
+                                      const KeyChecksum sum = checksum_keys(block, length, width);
+                                      std::lock_guard lock(checksum_mutex);
+                                      read.checksum += sum;
+                                    });
+  read.direct = stats.direct;
+  if (read.top_digits) read.top_digits->finish();
+  return read;
+}
+
+KeysInMemory read_stream_keys(const InputFile& input, std::uint64_t host_memory, Progress& progress) {
+  KeysInMemory read;
+  progress.phase("reading " + input.display_name(), 0);
+  read.keys = read_stream_prefix(input, stream_prefix_limit(host_memory), read.bytes, read.complete);
+  return read;
+}
+
+void prepare_stream_keys(const SortPlan& plan, KeysInMemory& keys, bool verify) {
+  if (!keys.complete) return;
+  if (verify) keys.checksum = checksum_keys(keys.keys.data(), keys.bytes, plan.engine->layout().record_size);
+  if (plan.path == SortPath::in_memory) plan.engine->pin(keys.keys.data(), keys.keys.capacity());
+}
+
+}  // namespace rmgsort

@@ -1,0 +1,41 @@
+// Reading the keys the in-memory paths sort (sort/in_memory_sort.hpp, sort/rounds_sort.hpp): a
+// file into memory prepared for the plan's engine, or a stream's prefix before it is planned, with
+// what is computed while the keys land (--verify's checksum, the rounds' top digits).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "app/progress.hpp"
+#include "host/checksum.hpp"
+#include "host/top_digit_histogram.hpp"
+#include "io/host_buffer.hpp"
+#include "io/input_file.hpp"
+#include "sort/sort_plan.hpp"
+
+namespace rmgsort {
+
+struct KeysInMemory {
+  HostBuffer keys;
+  std::uint64_t bytes = 0;
+  bool complete = true;  // all of the input (a stream: else its prefix, to be spilled)
+  bool direct = false;   // some of it was read with O_DIRECT
+  KeyChecksum checksum;  // of every key, when --verify asks for it
+  // The input's top digits, counted by the reading threads when the plan partitions it into rounds:
+  // the partition's first pass (host/top_digit_histogram.hpp).
+  std::unique_ptr<TopDigitHistogram> top_digits;
+};
+
+// The file `input`, planned in memory or in rounds, read on `threads` threads into memory placed
+// for the plan's engine; page-locked before it is read when the engine sorts it where it lies.
+[[nodiscard]] KeysInMemory read_file_keys(const SortPlan& plan, const InputFile& input, SortOrder order, bool verify,
+                                          unsigned threads, Progress& progress);
+
+// The first stream_prefix_limit(host_memory) bytes of the stream `input`, or all of it.
+[[nodiscard]] KeysInMemory read_stream_keys(const InputFile& input, std::uint64_t host_memory, Progress& progress);
+
+// A stream read and planned: a complete one gets its checksum (--verify) and is page-locked when
+// the engine sorts it where it lies. (A file gets both while it is read.)
+void prepare_stream_keys(const SortPlan& plan, KeysInMemory& keys, bool verify);
+
+}  // namespace rmgsort

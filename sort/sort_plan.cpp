@@ -1,0 +1,138 @@
+#include "sort/sort_plan.hpp"
+
+#include <algorithm>
+#include <limits>
+
+#include "app/size_parse.hpp"
+#include "core/error.hpp"
+#include "sort/cpu_engine.hpp"
+
+namespace rmgsort {
+namespace {
+
+// The spill path's largest chunk (its chunks are a sixteenth of --host-memory, at least 4 KiB).
+constexpr std::size_t kMaxSpillChunkBytes = std::size_t{64} << 20;
+constexpr std::size_t kMinSpillChunkBytes = 4096;
+// spill_sort's chunks held at once, at most (app/spill_sort.hpp).
+constexpr std::uint64_t kSpillChunksHeld = 5;
+
+// "7.81 KiB (8000 bytes)": exact where rounding would hide the difference that matters.
+std::string bytes_exactly(std::uint64_t bytes) {
+  return format_bytes(bytes) + " (" + std::to_string(bytes) + " bytes)";
+}
+
+// The GPUs when they take `keys` keys, else the CPU, and why.
+SortPlan with_engine(const PlanRequest& request, std::uint64_t keys) {
+  SortPlan plan;
+  if (request.choose_gpus) plan.engine = request.choose_gpus(keys, plan.cpu_because);
+  if (plan.engine) {
+    plan.cpu_because.clear();
+  } else {
+    plan.engine = std::make_unique<CpuEngine>(request.layout);
+  }
+  plan.memory.limit = request.host_memory;
+  return plan;
+}
+
+// `keys` keys (`bytes`) in memory: sorted at once when the engine takes them all (with its buffer
+// beside them), else partitioned into rounds of the most it takes.
+void plan_in_memory(SortPlan& plan, std::uint64_t bytes, std::uint64_t keys) {
+  const SortEngine& engine = *plan.engine;
+  plan.memory.input = bytes;
+  if (keys > engine.round_keys()) {
+    plan.path = SortPath::rounds;
+    plan.round_keys = engine.round_keys();
+    plan.memory.partition = bytes;
+    plan.memory.sort_scratch = engine.host_bytes_beside(plan.round_keys);
+  } else {
+    plan.path = SortPath::in_memory;
+    plan.round_keys = keys;
+    plan.memory.sort_scratch = engine.host_bytes_beside(keys);
+  }
+}
+
+// Through spill files: the chunks first, then rounds as large as the rest of --host-memory holds
+// in two round buffers and the engine's buffer (linear in the keys), at most one sort of the engine.
+void plan_spill(SortPlan& plan, const PlanRequest& request, std::uint64_t prefix_bytes) {
+  const SortEngine& engine = *plan.engine;
+  const std::uint64_t host_memory = request.host_memory;
+  const std::size_t width = request.layout.record_size;
+  const std::size_t chunk_bytes = std::clamp<std::size_t>(std::size_t(host_memory / 16) / 4096 * 4096,
+                                                          kMinSpillChunkBytes, kMaxSpillChunkBytes);
+  const std::uint64_t chunks = kSpillChunksHeld * chunk_bytes;
+  const std::uint64_t left = host_memory > chunks ? host_memory - chunks : 0;
+  const std::uint64_t bytes_per_key = 2 * width + engine.host_bytes_beside(1);
+  const std::uint64_t round_keys = std::min(left / bytes_per_key, engine.round_keys());
+  if (round_keys == 0)
+    throw Error(request.input_name + ": --host-memory " + bytes_exactly(host_memory) +
+                " is too small to sort through spill files; give it at least " +
+                bytes_exactly(kSpillChunksHeld * kMinSpillChunkBytes + bytes_per_key));
+  plan.path = SortPath::spill;
+  plan.round_keys = round_keys;
+  plan.spill_chunk_bytes = chunk_bytes;
+  plan.memory = HostMemoryBudget{};
+  plan.memory.limit = host_memory;
+  plan.memory.input = prefix_bytes;
+  plan.memory.sort_scratch = engine.host_bytes_beside(round_keys);
+  plan.memory.round_buffers = 2 * round_keys * width;
+  plan.memory.spill_chunks = chunks;
+}
+
+}  // namespace
+
+std::string_view sort_path_name(SortPath path) {
+  switch (path) {
+    case SortPath::in_memory: return "in_memory";
+    case SortPath::rounds: return "rounds";
+    case SortPath::spill: return "spill";
+  }
+  return "?";
+}
+
+std::uint64_t HostMemoryBudget::peak() const {
+  const std::uint64_t sorting = partition + sort_scratch + round_buffers;
+  return spill_chunks + (round_buffers == 0 ? input + sorting : std::max(input, sorting));
+}
+
+JsonObject SortPlan::json() const {
+  return JsonObject()
+      .add("path", sort_path_name(path))
+      .add("engine", engine->name())
+      .add("cpu_because", cpu_because)
+      .add("round_keys", round_keys)
+      .add("spill_chunk_bytes", std::uint64_t(spill_chunk_bytes))
+      .add("host_memory", JsonObject()
+                              .add("input_bytes", memory.input)
+                              .add("partition_bytes", memory.partition)
+                              .add("sort_scratch_bytes", memory.sort_scratch)
+                              .add("round_buffers_bytes", memory.round_buffers)
+                              .add("spill_chunks_bytes", memory.spill_chunks)
+                              .add("peak_bytes", memory.peak())
+                              .add("limit_bytes", memory.limit));
+}
+
+std::uint64_t stream_prefix_limit(std::uint64_t host_memory) { return host_memory / 2; }
+
+SortPlan plan_file(const PlanRequest& request, std::uint64_t bytes) {
+  const std::uint64_t keys = request.layout.whole_records(request.input_name, bytes);
+  SortPlan plan = with_engine(request, keys);
+  plan_in_memory(plan, bytes, keys);
+  if (plan.memory.peak() > request.host_memory) plan_spill(plan, request, 0);
+  return plan;
+}
+
+SortPlan plan_stream(const PlanRequest& request, std::uint64_t prefix_bytes, bool complete) {
+  if (!complete) {
+    // Its length is unknown: the GPUs are planned for their largest round.
+    SortPlan plan = with_engine(request, std::numeric_limits<std::uint64_t>::max());
+    plan_spill(plan, request, prefix_bytes);
+    return plan;
+  }
+  // At most half of --host-memory: the CPU's sort buffer, or the rounds' partition buffer, fits beside it.
+  const std::uint64_t keys = request.layout.whole_records(request.input_name, prefix_bytes);
+  SortPlan plan = with_engine(request, keys);
+  plan_in_memory(plan, prefix_bytes, keys);
+  return plan;
+}
+
+}  // namespace rmgsort

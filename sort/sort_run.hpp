@@ -1,0 +1,61 @@
+// What every driver (sort/in_memory_sort.hpp, sort/rounds_sort.hpp, sort/spill_files_sort.hpp) is
+// given besides its plan, and what it returns.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "app/progress.hpp"
+#include "app/spill_sort.hpp"
+#include "app/stopwatch.hpp"
+#include "core/key_order.hpp"
+#include "host/round_partition.hpp"
+#include "sort/sort_engine.hpp"
+
+namespace rmgsort {
+
+struct SortRun {
+  SortOrder order = SortOrder::ascending;
+  bool verify = false;       // check order and checksum before anything is committed
+  int output_fd = -1;        // where the sorted keys are written
+  std::string output_name;   // the output as the writers name it in their errors
+  Progress* progress = nullptr;
+};
+
+// The times of the phases after reading (which is timed by whoever reads).
+struct PhaseTimes {
+  double allocate = 0, partition = 0, sort = 0, verify = 0, write = 0;
+};
+
+// The in-memory rounds: the partition's report, and each round's keys and sort time.
+struct RoundsReport {
+  RoundPartitionStats partition;
+  double partition_seconds = 0;          // the whole partition_into_rounds call
+  std::vector<std::uint64_t> round_keys;  // per round
+  std::vector<double> round_sort_seconds;
+};
+
+struct SortOutcome {
+  std::uint64_t bytes = 0;     // sorted and written
+  std::string verify_failure;  // why --verify failed; "" when it passed or was not asked for
+  PhaseTimes times;
+  std::optional<RoundsReport> rounds;  // sorted in rounds in memory
+  std::optional<SpillReport> spill;    // sorted through spill files
+};
+
+// Allocates `engine` for sorts of up to `keys` keys. The GPUs' device memory is a phase of its own
+// (times.allocate, lapped off `phase`; on the progress line when `progress` is given); the CPU's sort
+// buffer is untouched memory, left to the phase that follows.
+inline void allocate_engine(SortEngine& engine, std::uint64_t keys, Stopwatch& phase, PhaseTimes& times,
+                            Progress* progress) {
+  if (engine.devices().empty()) {
+    engine.allocate(keys);
+    return;
+  }
+  if (progress != nullptr) progress->phase("allocating GPU memory", 0);
+  engine.allocate(keys);
+  times.allocate = phase.lap();
+}
+
+}  // namespace rmgsort

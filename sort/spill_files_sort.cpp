@@ -1,0 +1,92 @@
+#include "sort/spill_files_sort.hpp"
+
+#include <cstdlib>
+
+#include "app/spill_sort.hpp"
+#include "sort/sorted_sink.hpp"
+
+namespace rmgsort {
+namespace {
+
+std::string temp_dir_or_default(const std::string& temp_dir) {
+  if (!temp_dir.empty()) return temp_dir;
+  const char* tmpdir = std::getenv("TMPDIR");
+  return tmpdir != nullptr && *tmpdir != '\0' ? tmpdir : "/tmp";
+}
+
+// The plan's round buffers and the engine, made once the streaming pass is over: a stream's prefix
+// is let go first, so that the two never take memory at once (sort/sort_plan.hpp).
+class RoundMemory {
+ public:
+  RoundMemory(SortPlan& plan, HostBuffer& prefix, PhaseTimes& times) : plan_(plan), prefix_(prefix), times_(times) {}
+
+  std::array<std::byte*, 2> operator()() {
+    prefix_ = HostBuffer();
+    SortEngine& engine = *plan_.engine;
+    const std::size_t round_bytes = (plan_.round_keys * engine.layout().record_size + 4095) / 4096 * 4096;
+    buffers_ = HostBuffer(2 * round_bytes);
+    engine.place(buffers_.data(), buffers_.capacity());
+    engine.pin(buffers_.data(), buffers_.capacity());
+    Stopwatch allocating;
+    allocate_engine(engine, plan_.round_keys, allocating, times_, nullptr);
+    return {buffers_.data(), buffers_.data() + round_bytes};
+  }
+
+ private:
+  SortPlan& plan_;
+  HostBuffer& prefix_;
+  PhaseTimes& times_;
+  HostBuffer buffers_;
+};
+
+}  // namespace
+
+SortOutcome sort_through_spill(SortPlan& plan, const InputFile& input, HostBuffer prefix, const std::string& temp_dir,
+                               const SortRun& run) {
+  SortEngine& engine = *plan.engine;
+  const RecordLayout& layout = engine.layout();
+  RMGSORT_EXPECTS(plan.path == SortPath::spill && layout.is_bare_key(), "a spill plan of bare keys");
+  const std::size_t width = layout.record_size;
+  Progress& progress = *run.progress;
+  SortOutcome outcome;
+  Stopwatch phase;
+  SortedSink sink(run.output_fd, run.output_name, input.regular ? input.size : 0, layout.key_type, run.order,
+                  run.verify, progress);
+  KeyChecksum input_checksum;
+  RoundMemory round_memory(plan, prefix, outcome.times);
+  SpillJob job;
+  job.type = layout.key_type;
+  job.order = run.order;
+  job.temp_dir = temp_dir_or_default(temp_dir);
+  job.round_keys = plan.round_keys;
+  job.chunk_bytes = plan.spill_chunk_bytes;
+  // Progress: the streaming pass reads the input ("spilling"), then the rounds are sorted and
+  // written; the first rounds report comes when the input's pass is over, so its size is known.
+  std::uint64_t bytes_in = 0;
+  bool sorting_rounds = false;
+  job.on_input = [&](std::span<const std::byte> chunk) {
+    bytes_in += chunk.size();
+    progress.advance(chunk.size());
+    if (run.verify) input_checksum += checksum_keys(chunk.data(), chunk.size(), width);
+  };
+  job.on_rounds = [&](std::uint64_t done, std::uint64_t total) {
+    if (!sorting_rounds) progress.phase("sorting rounds", bytes_in);
+    sorting_rounds = true;
+    progress.rounds(done, total);
+  };
+  job.round_buffers = [&] { return round_memory(); };
+  job.sort_round = [&](std::byte* keys, std::uint64_t count) { engine.sort(keys, count, run.order); };
+  job.sorted = [&](std::span<const std::byte> round) { sink(round); };
+  progress.phase("spilling " + input.display_name() + " to " + job.temp_dir, input.regular ? input.size : 0);
+  SpillSource source{&input, prefix.bytes()};
+  outcome.spill = spill_sort(job, source);
+  outcome.verify_failure = sink.finish(input_checksum);
+  outcome.bytes = outcome.spill->keys * width;
+  const double total = phase.lap();
+  outcome.times.partition = outcome.spill->spill_seconds;
+  for (double s : outcome.spill->round_sort_seconds) outcome.times.sort += s;
+  outcome.times.write = std::max(0.0, total - outcome.times.partition - outcome.times.sort - outcome.times.allocate);
+  return outcome;
+}
+
+}  // namespace rmgsort

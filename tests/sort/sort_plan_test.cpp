@@ -1,0 +1,186 @@
+// The sort plan: which path and engine a file or stream of a chosen size gets against a
+// --host-memory, and the host memory budget it computes, with the CPU engine and with a fake engine
+// standing in for the GPUs (it sorts at most round_keys keys at once and needs nothing beside them).
+#include "sort/sort_plan.hpp"
+
+#include <gtest/gtest.h>
+
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+
+namespace rmgsort {
+namespace {
+
+constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
+
+class FakeGpus final : public SortEngine {
+ public:
+  FakeGpus(const RecordLayout& layout, std::uint64_t round_keys) : layout_(layout), round_keys_(round_keys) {}
+  std::string_view name() const override { return "gpu"; }
+  std::string devices() const override { return "1 GPU"; }
+  const RecordLayout& layout() const override { return layout_; }
+  std::uint64_t round_keys() const override { return round_keys_; }
+  std::uint64_t host_bytes_beside(std::uint64_t) const override { return 0; }
+  void place(std::byte*, std::size_t) const override {}
+  void pin(std::byte*, std::size_t) override {}
+  void allocate(std::uint64_t) override {}
+  void sort(std::byte*, std::uint64_t, SortOrder) override {}
+  std::vector<std::uint64_t> device_bytes_allocated() const override { return {0}; }
+  JsonObject stats() const override { return JsonObject(); }
+
+ private:
+  RecordLayout layout_;
+  std::uint64_t round_keys_;
+};
+
+const RecordLayout kU64 = RecordLayout::bare_key(KeyType::u64);
+
+// The CPU only: no GPU selected.
+PlanRequest cpu_request(std::uint64_t host_memory) {
+  return PlanRequest{kU64, "in.u64", host_memory, [](std::uint64_t, std::string& why_not) {
+                       why_not = "no GPU selected";
+                       return std::unique_ptr<SortEngine>();
+                     }};
+}
+
+// Fake GPUs that sort at most round_keys keys at once; `asked` records the keys each choice was for.
+PlanRequest gpu_request(std::uint64_t host_memory, std::uint64_t round_keys, std::vector<std::uint64_t>* asked) {
+  return PlanRequest{kU64, "in.u64", host_memory,
+                     [round_keys, asked](std::uint64_t keys, std::string&) -> std::unique_ptr<SortEngine> {
+                       if (asked) asked->push_back(keys);
+                       return std::make_unique<FakeGpus>(kU64, round_keys);
+                     }};
+}
+
+// The spill path's chunks for --host-memory H: C = H / 16 in whole pages, 4 KiB to 64 MiB; 5 held.
+std::uint64_t spill_chunks(std::uint64_t host_memory) {
+  return 5 * std::clamp<std::uint64_t>(host_memory / 16 / 4096 * 4096, 4096, 64 * kMiB);
+}
+
+TEST(SortPlanTest, CpuSortsAFileInMemoryWithABufferAsLargeAsTheKeys) {
+  const SortPlan plan = plan_file(cpu_request(64 * kMiB), 32 * kMiB);
+  EXPECT_EQ(plan.path, SortPath::in_memory);
+  EXPECT_EQ(plan.engine->name(), "cpu");
+  EXPECT_EQ(plan.cpu_because, "no GPU selected");
+  EXPECT_EQ(plan.round_keys, 4 * kMiB);
+  EXPECT_EQ(plan.memory.input, 32 * kMiB);
+  EXPECT_EQ(plan.memory.sort_scratch, 32 * kMiB);
+  EXPECT_EQ(plan.memory.partition + plan.memory.round_buffers + plan.memory.spill_chunks, 0u);
+  EXPECT_EQ(plan.memory.peak(), 64 * kMiB);
+  EXPECT_EQ(plan.memory.limit, 64 * kMiB);
+}
+
+TEST(SortPlanTest, CpuSpillsAFileOneByteBeyondTwiceItsSize) {
+  EXPECT_EQ(plan_file(cpu_request(8000), 4000).path, SortPath::in_memory);
+  const std::uint64_t host_memory = 64 * kMiB - 1;
+  const SortPlan plan = plan_file(cpu_request(host_memory), 32 * kMiB);
+  EXPECT_EQ(plan.path, SortPath::spill);
+  EXPECT_EQ(plan.engine->name(), "cpu");
+  const std::uint64_t chunks = spill_chunks(host_memory);
+  EXPECT_EQ(plan.spill_chunk_bytes * 5, chunks);
+  EXPECT_EQ(plan.memory.spill_chunks, chunks);
+  // Two round buffers and the sort buffer: three keys' worth per key of a round.
+  EXPECT_EQ(plan.round_keys, (host_memory - chunks) / (3 * 8));
+  EXPECT_EQ(plan.memory.round_buffers, 2 * plan.round_keys * 8);
+  EXPECT_EQ(plan.memory.sort_scratch, plan.round_keys * 8);
+  EXPECT_EQ(plan.memory.input, 0u);
+  EXPECT_LE(plan.memory.peak(), host_memory);
+  EXPECT_GT(plan.memory.peak() + 3 * 8, host_memory) << "rounds as large as the memory left holds";
+}
+
+TEST(SortPlanTest, TooLittleMemoryToSpillIsAnErrorNamingTheInputAndTheLeastThatWorks) {
+  try {
+    (void)plan_file(cpu_request(7999), 4000);
+    FAIL() << "planned with 7999 bytes";
+  } catch (const Error& error) {
+    const std::string message = error.what();
+    EXPECT_NE(message.find("in.u64: --host-memory"), std::string::npos) << message;
+    EXPECT_NE(message.find("(" + std::to_string(5 * 4096 + 3 * 8) + " bytes)"), std::string::npos) << message;
+  }
+  const SortPlan least = plan_file(cpu_request(5 * 4096 + 3 * 8), 40000);
+  EXPECT_EQ(least.path, SortPath::spill);
+  EXPECT_EQ(least.round_keys, 1u);
+}
+
+TEST(SortPlanTest, AFileOfPartKeysIsAnErrorNamingIt) {
+  EXPECT_THROW((void)plan_file(cpu_request(64 * kMiB), 4001), Error);
+}
+
+TEST(SortPlanTest, GpusSortAFileTheyHoldInMemoryWithNothingBeside) {
+  std::vector<std::uint64_t> asked;
+  const SortPlan plan = plan_file(gpu_request(40 * kMiB, 8 * kMiB, &asked), 32 * kMiB);
+  EXPECT_EQ(asked, std::vector<std::uint64_t>{4 * kMiB});
+  EXPECT_EQ(plan.path, SortPath::in_memory);
+  EXPECT_EQ(plan.engine->name(), "gpu");
+  EXPECT_EQ(plan.cpu_because, "");
+  EXPECT_EQ(plan.round_keys, 4 * kMiB);
+  EXPECT_EQ(plan.memory.peak(), 32 * kMiB) << "the keys only";
+}
+
+TEST(SortPlanTest, GpusSortAFileLargerThanTheirRoundInRoundsWithAPartitionBuffer) {
+  const SortPlan plan = plan_file(gpu_request(64 * kMiB, kMiB, nullptr), 32 * kMiB);
+  EXPECT_EQ(plan.path, SortPath::rounds);
+  EXPECT_EQ(plan.round_keys, kMiB);
+  EXPECT_EQ(plan.memory.input, 32 * kMiB);
+  EXPECT_EQ(plan.memory.partition, 32 * kMiB);
+  EXPECT_EQ(plan.memory.sort_scratch, 0u);
+  EXPECT_EQ(plan.memory.peak(), 64 * kMiB);
+}
+
+TEST(SortPlanTest, GpusSpillAFileBeyondMemoryInRoundsOfTheirSizeAtMost) {
+  // Memory would hold larger rounds than the GPUs take: rounds of the GPUs' size.
+  const SortPlan small_rounds = plan_file(gpu_request(48 * kMiB, 1000, nullptr), 32 * kMiB);
+  EXPECT_EQ(small_rounds.path, SortPath::spill);
+  EXPECT_EQ(small_rounds.round_keys, 1000u);
+  EXPECT_EQ(small_rounds.memory.round_buffers, 2 * 1000 * 8u);
+  // The GPUs would take the whole file, larger than memory: rounds as large as memory holds in two
+  // round buffers, nothing beside them.
+  const std::uint64_t host_memory = 48 * kMiB;
+  const SortPlan plan = plan_file(gpu_request(host_memory, 8 * kMiB, nullptr), 64 * kMiB);
+  EXPECT_EQ(plan.path, SortPath::spill);
+  EXPECT_EQ(plan.engine->name(), "gpu");
+  EXPECT_EQ(plan.round_keys, (host_memory - spill_chunks(host_memory)) / (2 * 8));
+  EXPECT_EQ(plan.memory.sort_scratch, 0u);
+  EXPECT_LE(plan.memory.peak(), host_memory);
+}
+
+TEST(SortPlanTest, ACompleteStreamIsSortedInMemory) {
+  EXPECT_EQ(stream_prefix_limit(64 * kMiB), 32 * kMiB);
+  const SortPlan cpu = plan_stream(cpu_request(64 * kMiB), 32 * kMiB, /*complete=*/true);
+  EXPECT_EQ(cpu.path, SortPath::in_memory);
+  EXPECT_EQ(cpu.memory.peak(), 64 * kMiB);
+  std::vector<std::uint64_t> asked;
+  const SortPlan rounds = plan_stream(gpu_request(64 * kMiB, kMiB, &asked), 32 * kMiB, true);
+  EXPECT_EQ(asked, std::vector<std::uint64_t>{4 * kMiB});
+  EXPECT_EQ(rounds.path, SortPath::rounds);
+  EXPECT_EQ(rounds.memory.peak(), 64 * kMiB);
+  EXPECT_THROW((void)plan_stream(cpu_request(64 * kMiB), 12, true), Error) << "a cut key";
+}
+
+TEST(SortPlanTest, AnIncompleteStreamSpillsItsPrefixFirst) {
+  const std::uint64_t host_memory = 64 * kMiB;
+  std::vector<std::uint64_t> asked;
+  const SortPlan plan = plan_stream(gpu_request(host_memory, 8 * kMiB, &asked), 32 * kMiB + 1, false);
+  EXPECT_EQ(asked, std::vector<std::uint64_t>{std::numeric_limits<std::uint64_t>::max()}) << "its length unknown";
+  EXPECT_EQ(plan.path, SortPath::spill);
+  EXPECT_EQ(plan.memory.input, 32 * kMiB + 1);
+  EXPECT_LE(plan.memory.peak(), host_memory) << "the prefix goes before the round buffers come";
+  const SortPlan cpu = plan_stream(cpu_request(host_memory), 32 * kMiB + 1, false);
+  EXPECT_EQ(cpu.path, SortPath::spill);
+  EXPECT_EQ(cpu.round_keys, (host_memory - spill_chunks(host_memory)) / (3 * 8));
+}
+
+TEST(SortPlanTest, JsonNamesThePathTheEngineEachPartAndTheLimit) {
+  const std::string json = plan_file(gpu_request(64 * kMiB, kMiB, nullptr), 32 * kMiB).json().dump();
+  for (const std::string member :
+       {"\"path\":\"rounds\"", "\"engine\":\"gpu\"", "\"input_bytes\":33554432", "\"partition_bytes\":33554432",
+        "\"sort_scratch_bytes\":0", "\"round_buffers_bytes\":0", "\"spill_chunks_bytes\":0",
+        "\"peak_bytes\":67108864", "\"limit_bytes\":67108864"})
+    EXPECT_NE(json.find(member), std::string::npos) << member << " in " << json;
+}
+
+}  // namespace
+}  // namespace rmgsort
