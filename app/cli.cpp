@@ -13,7 +13,7 @@
 #include <string_view>
 
 #include "app/commands.hpp"
-#include "app/size_parse.hpp"
+#include "report/size_parse.hpp"
 #include "io/cleanup.hpp"
 #include "core/error.hpp"
 

@@ -4,7 +4,7 @@
 
 #include "app/commands.hpp"
 #include "app/whole_keys.hpp"
-#include "app/size_parse.hpp"
+#include "report/size_parse.hpp"
 #include "generate/generate.hpp"
 #include "core/error.hpp"
 #include "io/host_buffer.hpp"

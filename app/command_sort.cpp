@@ -14,8 +14,8 @@
 
 #include "app/commands.hpp"
 #include "app/sort_report.hpp"
-#include "app/stats.hpp"
-#include "app/stopwatch.hpp"
+#include "report/stats.hpp"
+#include "report/stopwatch.hpp"
 #include "core/error.hpp"
 #include "gpu/devices.hpp"
 #include "gpu/gpu_selection.hpp"

@@ -5,7 +5,7 @@
 #include <optional>
 #include <string>
 
-#include "app/progress.hpp"
+#include "report/progress.hpp"
 #include "generate/distribution.hpp"
 #include "core/key_order.hpp"
 #include "core/key_type.hpp"

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "app/commands.hpp"
-#include "app/stats.hpp"
+#include "report/stats.hpp"
 #include "sort/sort_plan.hpp"
 #include "sort/sort_run.hpp"
 

@@ -1,4 +1,4 @@
-// The spill path's classification of a chunk of keys into rounds (app/spill_sort.hpp): the rounds
+// The spill path's classification of a chunk of keys into rounds (sort/spill_sort.hpp): the rounds
 // are value ranges between splitters chosen from a sample (host/splitters.hpp), as the keys stream
 // past too many to count first. Each chunk's keys are grouped by round, in their order within each
 // round, for one append to the pass's spill file, and the pass learns each round's key count and

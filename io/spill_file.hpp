@@ -1,4 +1,4 @@
-// The spill file of one partitioning pass (app/spill_sort.hpp): an anonymous file in --temp-dir that
+// The spill file of one partitioning pass (sort/spill_sort.hpp): an anonymous file in --temp-dir that
 // takes whole chunks of keys grouped by round, and gives each round back as the concatenation of its
 // segments, one per chunk, in append order.
 //

@@ -2,7 +2,7 @@
 
 #include <optional>
 
-#include "app/stopwatch.hpp"
+#include "report/stopwatch.hpp"
 #include "host/order_check.hpp"
 #include "io/uring_writer.hpp"
 

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <memory>
 
-#include "app/progress.hpp"
+#include "report/progress.hpp"
 #include "host/checksum.hpp"
 #include "host/top_digit_histogram.hpp"
 #include "io/host_buffer.hpp"

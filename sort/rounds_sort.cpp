@@ -1,6 +1,6 @@
 #include "sort/rounds_sort.hpp"
 
-#include "app/stopwatch.hpp"
+#include "report/stopwatch.hpp"
 #include "sort/sorted_sink.hpp"
 
 namespace rmgsort {

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "app/stats.hpp"
+#include "report/stats.hpp"
 #include "core/key_order.hpp"
 #include "core/record_layout.hpp"
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <limits>
 
-#include "app/size_parse.hpp"
+#include "report/size_parse.hpp"
 #include "core/error.hpp"
 #include "sort/cpu_engine.hpp"
 
@@ -13,7 +13,7 @@ namespace {
 // The spill path's largest chunk (its chunks are a sixteenth of --host-memory, at least 4 KiB).
 constexpr std::size_t kMaxSpillChunkBytes = std::size_t{64} << 20;
 constexpr std::size_t kMinSpillChunkBytes = 4096;
-// spill_sort's chunks held at once, at most (app/spill_sort.hpp).
+// spill_sort's chunks held at once, at most (sort/spill_sort.hpp).
 constexpr std::uint64_t kSpillChunksHeld = 5;
 
 // "7.81 KiB (8000 bytes)": exact where rounding would hide the difference that matters.

@@ -9,7 +9,7 @@
 //   rounds      the keys (input) and the buffer they are partitioned into (partition), when they do
 //               not fit one sort of the engine;
 //   spill       when the in-memory budget exceeds --host-memory H: spill_sort's chunks (5 chunks of
-//               C = H / 16, 4 KiB to 64 MiB: app/spill_sort.hpp lists them), two round buffers
+//               C = H / 16, 4 KiB to 64 MiB: sort/spill_sort.hpp lists them), two round buffers
 //               (the writer writes one while the next round sorts) and the engine's sort buffer for
 //               a round, the rounds as large as H - 5 C holds. A stream's prefix (input, at most
 //               H / 2) is let go before the round buffers exist.
@@ -22,7 +22,7 @@
 #include <string>
 #include <string_view>
 
-#include "app/stats.hpp"
+#include "report/stats.hpp"
 #include "core/record_layout.hpp"
 #include "sort/gpu_engine.hpp"
 #include "sort/sort_engine.hpp"

@@ -6,9 +6,9 @@
 #include <optional>
 #include <string>
 
-#include "app/progress.hpp"
-#include "app/spill_sort.hpp"
-#include "app/stopwatch.hpp"
+#include "report/progress.hpp"
+#include "sort/spill_sort.hpp"
+#include "report/stopwatch.hpp"
 #include "core/key_order.hpp"
 #include "host/round_partition.hpp"
 #include "sort/sort_engine.hpp"

@@ -7,7 +7,7 @@
 #include <span>
 #include <string>
 
-#include "app/progress.hpp"
+#include "report/progress.hpp"
 #include "host/checksum.hpp"
 #include "host/order_check.hpp"
 #include "io/uring_writer.hpp"

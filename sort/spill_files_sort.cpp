@@ -2,7 +2,7 @@
 
 #include <cstdlib>
 
-#include "app/spill_sort.hpp"
+#include "sort/spill_sort.hpp"
 #include "sort/sorted_sink.hpp"
 
 namespace rmgsort {

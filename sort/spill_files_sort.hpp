@@ -1,5 +1,5 @@
 // The spill path: an input larger than --host-memory allows in memory, sorted through spill files in
-// --temp-dir by spill_sort (app/spill_sort.hpp) in rounds of the plan's size, each sorted by the
+// --temp-dir by spill_sort (sort/spill_sort.hpp) in rounds of the plan's size, each sorted by the
 // plan's engine and written as it is sorted, checked on the way when --verify asks.
 #pragma once
 

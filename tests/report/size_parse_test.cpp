@@ -1,4 +1,4 @@
-#include "app/size_parse.hpp"
+#include "report/size_parse.hpp"
 
 #include <gtest/gtest.h>
 

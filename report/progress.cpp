@@ -1,4 +1,4 @@
-#include "app/progress.hpp"
+#include "report/progress.hpp"
 
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -7,7 +7,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "app/size_parse.hpp"
+#include "report/size_parse.hpp"
 
 namespace rmgsort {
 namespace {

@@ -1,4 +1,4 @@
-#include "app/spill_sort.hpp"
+#include "sort/spill_sort.hpp"
 
 #include <errno.h>
 #include <unistd.h>
@@ -10,7 +10,7 @@
 #include <optional>
 #include <random>
 
-#include "app/stopwatch.hpp"
+#include "report/stopwatch.hpp"
 #include "host/spill_classifier.hpp"
 #include "host/splitters.hpp"
 #include "core/error.hpp"

@@ -2,7 +2,7 @@
 // pages and with skips; spill_sort of skewed and uniform keys hands on the sorted input in rounds
 // of at most round_keys, in a few levels, whatever the skew, and over more than two levels of
 // repartitioning, from a file or a stream, with the CPU sorting each round.
-#include "app/spill_sort.hpp"
+#include "sort/spill_sort.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

@@ -1,4 +1,4 @@
-#include "app/stats.hpp"
+#include "report/stats.hpp"
 
 #include <sys/resource.h>
 #include <unistd.h>

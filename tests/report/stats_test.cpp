@@ -1,5 +1,5 @@
 // What --stats and --progress print: the JSON object's members, the peak memory, the progress line.
-#include "app/stats.hpp"
+#include "report/stats.hpp"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <thread>
 #include <vector>
 
-#include "app/progress.hpp"
+#include "report/progress.hpp"
 
 namespace rmgsort {
 namespace {
