@@ -165,3 +165,34 @@ has_gpu() {
 
 # Note: `producer | run ...` runs `run` in a subshell and loses $RC; feed pipes with
 # `run ... < <(producer)` instead.
+
+# "${DEFAULT_SIGNALS[@]}" CMD...: runs CMD with SIGINT, SIGHUP and SIGTERM at their default
+# disposition (a background job of a non-interactive shell would otherwise inherit SIGINT ignored,
+# and rmgsort keeps an inherited ignore). Empty where env(1) lacks --default-signal.
+DEFAULT_SIGNALS=()
+if env --default-signal=INT,HUP,TERM true 2>/dev/null; then DEFAULT_SIGNALS=(env --default-signal=INT,HUP,TERM); fi
+
+# wait_for_temp DIR: waits (up to 20 s) until a temporary output file appears in DIR.
+wait_for_temp() {
+  local i
+  for ((i = 0; i < 2000; i++)); do
+    compgen -G "$1/.*rmgsort*" >/dev/null && return 0
+    sleep 0.01
+  done
+  return 1
+}
+
+# wait_or_kill PID: waits up to 20 s for PID to exit, sets RC; kills it (and fails) if it does not.
+wait_or_kill() {
+  local i
+  for ((i = 0; i < 2000; i++)); do
+    kill -0 "$1" 2>/dev/null || break
+    sleep 0.01
+  done
+  if kill -0 "$1" 2>/dev/null; then
+    fail "rmgsort did not exit within 20 s"
+    kill -KILL "$1" 2>/dev/null
+  fi
+  wait "$1"
+  RC=$?
+}

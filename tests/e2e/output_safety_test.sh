@@ -82,36 +82,6 @@ expect_same "$WORK/keep.out" "$IN/f32.bin"
 expect_no_temp "$WORK"
 end
 
-# The signal cases start rmgsort with SIGINT and SIGTERM at their default disposition (a background
-# job of a non-interactive shell would otherwise inherit SIGINT ignored).
-DEFAULT_SIGNALS=()
-if env --default-signal=INT,TERM true 2>/dev/null; then DEFAULT_SIGNALS=(env --default-signal=INT,TERM); fi
-
-# wait_for_temp DIR: waits (up to 20 s) until a temporary output file appears in DIR.
-wait_for_temp() {
-  local i
-  for ((i = 0; i < 2000; i++)); do
-    compgen -G "$1/.*rmgsort*" >/dev/null && return 0
-    sleep 0.01
-  done
-  return 1
-}
-
-# wait_or_kill PID: waits up to 20 s for PID to exit, sets RC; kills it (and fails) if it does not.
-wait_or_kill() {
-  local i
-  for ((i = 0; i < 2000; i++)); do
-    kill -0 "$1" 2>/dev/null || break
-    sleep 0.01
-  done
-  if kill -0 "$1" 2>/dev/null; then
-    fail "rmgsort did not exit within 20 s of the signal"
-    kill -KILL "$1" 2>/dev/null
-  fi
-  wait "$1"
-  RC=$?
-}
-
 # signal_during_stdin SIGNAL STATUS: rmgsort reads a stdin that delivers 4096 bytes and then stalls;
 # SIGNAL arrives while it waits for more.
 signal_during_stdin() {

@@ -96,32 +96,6 @@ stdout_limit_case "generate" generate -o - -t u64 --size 8M
 echo "== SIGHUP and SIGINT ignored by whoever started the run"
 # Each case runs rmgsort on a FIFO this script feeds: 4096 bytes, then (once the temporary output
 # exists) the signal, then the rest of the keys.
-DEFAULT_SIGNALS=()
-if env --default-signal=INT,HUP,TERM true 2>/dev/null; then DEFAULT_SIGNALS=(env --default-signal=INT,HUP,TERM); fi
-
-wait_for_temp() {
-  local i
-  for ((i = 0; i < 2000; i++)); do
-    compgen -G "$1/.*rmgsort*" >/dev/null && return 0
-    sleep 0.01
-  done
-  return 1
-}
-
-# wait_or_kill PID: waits up to 20 s for PID to exit, sets RC; kills it (and fails) if it does not.
-wait_or_kill() {
-  local i
-  for ((i = 0; i < 2000; i++)); do
-    kill -0 "$1" 2>/dev/null || break
-    sleep 0.01
-  done
-  if kill -0 "$1" 2>/dev/null; then
-    fail "rmgsort did not exit within 20 s"
-    kill -KILL "$1" 2>/dev/null
-  fi
-  wait "$1"
-  RC=$?
-}
 
 # signal_case DESC SIGNAL STATUS LAUNCH...: LAUNCH... (a command line ending in rmgsort's, run with
 # the FIFO as standard input) sorts the keys of u32.bin; SIGNAL arrives while it waits for more.

@@ -65,8 +65,6 @@ expect_temp_empty "$TEMP"
 end
 
 echo "== spill files have no name"
-DEFAULT_SIGNALS=()
-if env --default-signal=INT,TERM true 2>/dev/null; then DEFAULT_SIGNALS=(env --default-signal=INT,TERM); fi
 
 # spill_fds PID DIR: how many of PID's descriptors are files in DIR.
 spill_fds() {

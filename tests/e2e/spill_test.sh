@@ -151,8 +151,6 @@ else
 fi
 
 echo "== signals"
-DEFAULT_SIGNALS=()
-if env --default-signal=INT,TERM true 2>/dev/null; then DEFAULT_SIGNALS=(env --default-signal=INT,TERM); fi
 begin "SIGTERM while spilling a stalled stdin: exit 143, spill files removed, old output untouched"
 dir=$WORK/sig
 mkdir -p "$dir/temp"
