@@ -4,10 +4,10 @@
 
 #include <algorithm>
 
-#include "io/block_queue.hpp"
+#include "io/detail/block_queue.hpp"
 #include "io/blocking_io.hpp"
 #include "core/error.hpp"
-#include "io/page_cache.hpp"
+#include "io/detail/page_cache.hpp"
 
 namespace rmgsort {
 namespace {

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "io/direct_io.hpp"
+#include "io/detail/direct_io.hpp"
 #include "io/host_buffer.hpp"
 #include "io/input_file.hpp"
 #include "io/io_tuning.hpp"

@@ -9,11 +9,11 @@
 #include <thread>
 #include <utility>
 
-#include "io/block_queue.hpp"
+#include "io/detail/block_queue.hpp"
 #include "io/blocking_io.hpp"
-#include "io/direct_io.hpp"
+#include "io/detail/direct_io.hpp"
 #include "core/error.hpp"
-#include "io/mapped_output.hpp"
+#include "io/detail/mapped_output.hpp"
 
 namespace rmgsort {
 namespace {

@@ -31,7 +31,7 @@ struct WriteOptions {
   // on the inode lock).
   bool preallocate = true;
   // A regular file on tmpfs or ramfs is written through a shared mapping from every core
-  // (io/mapped_output.hpp says why); it is not preallocated then, as fallocate would allocate its
+  // (io/detail/mapped_output.hpp says why); it is not preallocated then, as fallocate would allocate its
   // pages from one thread.
   bool map_memory_file_system = true;
 };

@@ -3,7 +3,7 @@
 #include <sys/stat.h>
 
 #include "core/error.hpp"
-#include "io/output_target.hpp"
+#include "io/detail/output_target.hpp"
 
 namespace rmgsort {
 namespace {

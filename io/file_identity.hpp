@@ -33,7 +33,7 @@ struct FileIdentity {
 // What writing the output PATH writes (io/output_file.hpp): the existing file it leads to, else the
 // file it will create, named by its directory and its name there (after following a symbolic link at
 // PATH as OutputFile does). nullopt when that directory does not exist either, or for a link
-// io/output_target.hpp refuses: creating the output fails then, with its own message.
+// io/detail/output_target.hpp refuses: creating the output fails then, with its own message.
 [[nodiscard]] std::optional<FileIdentity> identity_of_output(const std::string& path);
 
 // A file a run writes, for the checks below.

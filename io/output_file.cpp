@@ -13,7 +13,7 @@
 #include <utility>
 
 #include "core/error.hpp"
-#include "io/output_target.hpp"
+#include "io/detail/output_target.hpp"
 
 namespace rmgsort {
 namespace {

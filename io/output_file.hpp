@@ -22,7 +22,7 @@ class OutputFile {
   // rename is atomic) with mode 0666 minus the umask, like any new file; replacing an existing file,
   // it takes that file's owner, group and mode where permitted (never a set-ID bit on a file whose
   // owner or group changed). A symbolic link is followed, so commit() replaces its target, unless
-  // io/output_target.hpp refuses it. The output may be the input: the input stays readable until
+  // io/detail/output_target.hpp refuses it. The output may be the input: the input stays readable until
   // commit(). Throws rmgsort::Error naming PATH and the cause (missing directory, permission, a
   // directory at PATH, a refused link); nothing is created then.
   [[nodiscard]] static OutputFile create(const std::string& path);

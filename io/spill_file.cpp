@@ -9,7 +9,7 @@
 #include <cstring>
 #include <limits>
 
-#include "io/block_queue.hpp"
+#include "io/detail/block_queue.hpp"
 #include "io/blocking_io.hpp"
 #include "io/cleanup.hpp"
 #include "core/error.hpp"

@@ -8,9 +8,9 @@
 #include <thread>
 #include <vector>
 
-#include "io/block_queue.hpp"
+#include "io/detail/block_queue.hpp"
 #include "core/error.hpp"
-#include "io/page_cache.hpp"
+#include "io/detail/page_cache.hpp"
 
 namespace rmgsort {
 namespace {

@@ -8,7 +8,7 @@
 #include <functional>
 
 #include "io/chunk_reader.hpp"
-#include "io/direct_io.hpp"
+#include "io/detail/direct_io.hpp"
 #include "io/input_file.hpp"
 #include "io/io_tuning.hpp"
 #include "io/read_stream.hpp"

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "io/output_target.hpp"
+#include "io/detail/output_target.hpp"
 #include "io/standard_descriptors.hpp"
 #include "io_test_support.hpp"
 

@@ -1,4 +1,4 @@
-#include "io/mapped_output.hpp"
+#include "io/detail/mapped_output.hpp"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>

@@ -12,7 +12,7 @@
 
 #include "core/error.hpp"
 #include "io/host_buffer.hpp"
-#include "io/page_cache.hpp"
+#include "io/detail/page_cache.hpp"
 #include "io_test_support.hpp"
 
 namespace rmgsort {

@@ -1,4 +1,4 @@
-#include "io/block_queue.hpp"
+#include "io/detail/block_queue.hpp"
 
 #include <sys/stat.h>
 
@@ -6,7 +6,7 @@
 #include <cerrno>
 #include <utility>
 
-#include "io/direct_io.hpp"
+#include "io/detail/direct_io.hpp"
 #include "core/error.hpp"
 
 namespace rmgsort {

@@ -1,11 +1,11 @@
-#include "io/direct_io.hpp"
+#include "io/detail/direct_io.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
 
 #include <string>
 
-#include "io/mapped_output.hpp"  // on_memory_file_system
+#include "io/detail/mapped_output.hpp"  // on_memory_file_system
 
 namespace rmgsort {
 

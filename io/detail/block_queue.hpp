@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "io/uring_ring.hpp"
+#include "io/detail/uring_ring.hpp"
 
 namespace rmgsort {
 

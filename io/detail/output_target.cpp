@@ -1,4 +1,4 @@
-#include "io/output_target.hpp"
+#include "io/detail/output_target.hpp"
 
 #include <limits.h>
 #include <sys/stat.h>

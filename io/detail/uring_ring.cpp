@@ -1,4 +1,4 @@
-#include "io/uring_ring.hpp"
+#include "io/detail/uring_ring.hpp"
 
 #include <cerrno>
 

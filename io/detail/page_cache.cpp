@@ -1,4 +1,4 @@
-#include "io/page_cache.hpp"
+#include "io/detail/page_cache.hpp"
 
 #include <sys/mman.h>
 #include <sys/syscall.h>
