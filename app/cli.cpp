@@ -15,6 +15,7 @@
 #include "app/commands.hpp"
 #include "report/size_parse.hpp"
 #include "io/cleanup.hpp"
+#include "io/standard_descriptors.hpp"
 #include "core/error.hpp"
 
 namespace rmgsort {
@@ -190,6 +191,9 @@ int dispatch(int argc, char** argv, std::string& command) {
 int run_command_line(int argc, char** argv) {
   std::string command;
   try {
+    // Before anything opens a file: a closed standard descriptor must not become one of ours (an
+    // output opened as descriptor 2 would receive the error messages).
+    (void)hold_closed_standard_descriptors();
     return dispatch(argc, argv, command);
   } catch (const Error& e) {
     if (e.error_number() == ENOMEM) {

@@ -10,6 +10,7 @@
 #include "core/error.hpp"
 #include "io/input_file.hpp"
 #include "io/record_stream.hpp"
+#include "io/standard_descriptors.hpp"
 
 namespace rmgsort {
 namespace {
@@ -42,6 +43,8 @@ std::uint64_t stream_keys(const InputFile& input, KeyType type, Consume&& consum
 int run_check(const CheckOptions& options) {
   if (options.file == "-" && options.original == "-")
     throw Error("check: FILE and --input cannot both be standard input");
+  if ((options.file == "-" || options.original == "-") && hold_closed_standard_descriptors().input)
+    throw Error("standard input is closed: give the file's name");
   // Both are opened before either is read, so that a bad --input is refused at once.
   const InputFile file = open_keys(options.file, options.type);
   std::optional<InputFile> original_file;

@@ -9,6 +9,7 @@
 #include "core/error.hpp"
 #include "io/host_buffer.hpp"
 #include "io/output_file.hpp"
+#include "io/standard_descriptors.hpp"
 #include "io/uring_writer.hpp"
 
 namespace rmgsort {
@@ -25,6 +26,8 @@ int run_generate(const GenerateOptions& options) {
   if (count > UINT64_MAX / width) throw Error("--count: " + std::to_string(count) + " keys do not fit in 64-bit sizes");
   validate_distribution(options.distribution, options.type);
 
+  if (options.output == "-" && hold_closed_standard_descriptors().output)
+    throw Error("standard output is closed: nowhere to write the keys; use -o FILE");
   OutputFile output = OutputFile::create(options.output);
   const std::string output_name = output.is_stdout() ? std::string("standard output") : output.path();
   Progress progress(options.progress);

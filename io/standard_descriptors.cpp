@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <optional>
 #include <string>
 
 #include "core/error.hpp"
@@ -28,6 +29,9 @@ void hold_place(int fd) {
 }  // namespace
 
 ClosedStandardDescriptors hold_closed_standard_descriptors() {
+  // Once held, a closed descriptor reads as open: later calls return what the first one found.
+  static std::optional<ClosedStandardDescriptors> found;
+  if (found) return *found;
   ClosedStandardDescriptors closed;
   closed.input = is_closed(STDIN_FILENO);
   closed.output = is_closed(STDOUT_FILENO);
@@ -36,6 +40,7 @@ ClosedStandardDescriptors hold_closed_standard_descriptors() {
   if (closed.input) hold_place(STDIN_FILENO);
   if (closed.output) hold_place(STDOUT_FILENO);
   if (closed.error) hold_place(STDERR_FILENO);
+  found = closed;
   return closed;
 }
 

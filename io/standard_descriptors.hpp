@@ -13,7 +13,8 @@ struct ClosedStandardDescriptors {
 
 // Records which of descriptors 0, 1 and 2 are closed and opens /dev/null on each of those, so that
 // no file opened later lands there. Call first, before anything opens a file (the CUDA driver
-// included). Throws rmgsort::Error when /dev/null cannot be opened to hold a closed one's place.
+// included); later calls return what the first one found. Throws rmgsort::Error when /dev/null
+// cannot be opened to hold a closed one's place.
 [[nodiscard]] ClosedStandardDescriptors hold_closed_standard_descriptors();
 
 }  // namespace rmgsort

@@ -216,6 +216,17 @@ expect_no_file "$D/out"
 expect_no_file "$D/stats.json"
 end
 
+begin "generate to a closed standard output, check of a closed standard input: refused, not written to or read from /dev/null"
+"$RMGSORT" generate -o - -t u64 --count 1000 >&- 2>"$WORK/stderr"
+RC=$?
+expect_rc 2
+expect_stderr "standard output is closed"
+"$RMGSORT" check - -t u64 <&- 2>"$WORK/stderr" >/dev/null
+RC=$?
+expect_rc 2
+expect_stderr "standard input is closed"
+end
+
 echo "== standard output of a failed run"
 begin "failed spill with the keys on standard output: the file is not left full of zeros"
 fresh k
