@@ -30,7 +30,7 @@ int run_generate(const GenerateOptions& options) {
     throw Error("standard output is closed: nowhere to write the keys; use -o FILE");
   OutputFile output = OutputFile::create(options.output);
   const std::string output_name = output.is_stdout() ? std::string("standard output") : output.path();
-  Progress progress(options.progress);
+  Progress progress(progress_mode_beside_keys(options.progress, options.output == "-"));
   progress.phase("generating " + output_name, count * width);
 
   // Two buffers: one is written while the other is filled.

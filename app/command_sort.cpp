@@ -149,7 +149,7 @@ int run_sort(const SortOptions& options) {
   std::optional<SortPlan> plan;
   if (input.regular) plan = plan_file(request, input.size);
   OutputFile output = OutputFile::create(options.output);
-  Progress progress(options.progress);
+  Progress progress(progress_mode_beside_keys(options.progress, options.output == "-"));
   const SortRun run{options.order, options.verify, output.fd(), writer_name(output), &progress};
   SortReport report = execute(options, request, input, plan, run);
   progress.finish();

@@ -1,6 +1,7 @@
 #include "report/progress.hpp"
 
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -84,6 +85,14 @@ std::string progress_line(const ProgressSnapshot& snapshot, std::size_t columns)
   line.append(elide_middle(snapshot.phase, columns > fixed ? columns - fixed : 0)).append(tail);
   if (line.size() > columns) line.resize(columns);  // a terminal too narrow for the numbers
   return line;
+}
+
+ProgressMode progress_mode_beside_keys(ProgressMode mode, bool keys_on_stdout) {
+  struct stat out {}, err {};
+  if (keys_on_stdout && fstat(STDOUT_FILENO, &out) == 0 && fstat(STDERR_FILENO, &err) == 0 &&
+      out.st_dev == err.st_dev && out.st_ino == err.st_ino)
+    return ProgressMode::never;
+  return mode;
 }
 
 Progress::Progress(ProgressMode mode)

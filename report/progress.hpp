@@ -38,6 +38,11 @@ struct ProgressSnapshot {
 // "42s", "3m05s", "1h02m".
 [[nodiscard]] std::string format_duration(double seconds);
 
+// MODE for a run whose keys go to standard output when KEYS_ON_STDOUT: never when standard error is
+// the very file or pipe standard output is (`> out 2>&1`, `2>&1 | consumer`), whatever MODE says,
+// as the lines would land among the keys (in a file, at the offset the keys' writes share).
+[[nodiscard]] ProgressMode progress_mode_beside_keys(ProgressMode mode, bool keys_on_stdout);
+
 class Progress {
  public:
   explicit Progress(ProgressMode mode);

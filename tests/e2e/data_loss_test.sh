@@ -227,6 +227,17 @@ expect_rc 2
 expect_stderr "standard input is closed"
 end
 
+begin "--progress always with standard error into the keys' file (> out 2>&1): no line among the keys, exit 0 and sorted"
+fresh k
+"$RMGSORT" generate -o "$D/big.u64" -t u64 --size 48M --seed 33
+"$RMGSORT" sort "$D/big.u64" -o "$D/ref.u64" -t u64 --gpus none
+"$RMGSORT" sort "$D/big.u64" -t u64 --gpus none --host-memory 4M --progress always --verify >"$D/out.u64" 2>&1
+RC=$?
+expect_rc 0
+expect_same "$D/out.u64" "$D/ref.u64"
+rm -f "$D/big.u64" "$D/ref.u64" "$D/out.u64"
+end
+
 echo "== standard output of a failed run"
 begin "failed spill with the keys on standard output: the file is not left full of zeros"
 fresh k
