@@ -165,10 +165,12 @@ int run_sort(const SortOptions& options) {
   report.threads = active_threads();
   report.wall_seconds = wall.seconds();
   stats.prepare(sort_stats_json(options, *plan, report));
-  // Every output is now written and checked (statistics on standard output are already out: those
-  // cannot be taken back); only the renames are left.
-  output.commit();
+  // Every output is now written, closed and checked (statistics on standard output are already
+  // out: those cannot be taken back); only the renames are left. The statistics' goes first: should
+  // it fail, the sorted keys have not replaced anything.
+  output.finish_writing();
   stats.commit();
+  output.commit();
   return kExitOk;
 }
 

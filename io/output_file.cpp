@@ -185,12 +185,14 @@ void OutputFile::discard() noexcept {
   registration_.release();
 }
 
+void OutputFile::finish_writing() {
+  // close() is where NFS and some FUSE file systems report write errors they deferred.
+  if (fd_.valid() && close(fd_.release()) != 0 && errno != EINTR) throw_errno(path_, "write failed");
+}
+
 void OutputFile::commit() {
   RMGSORT_EXPECTS(!committed_, "OutputFile::commit twice");
-  if (fd_.valid()) {
-    // close() is where NFS and some FUSE file systems report write errors they deferred.
-    if (close(fd_.release()) != 0 && errno != EINTR) throw_errno(path_, "write failed");
-  }
+  finish_writing();
   if (!temp_path_.empty()) {
     if (rename(temp_path_.c_str(), target_.c_str()) != 0) {
       throw_errno(path_, "cannot rename the temporary file " + temp_path_ + " into place");

@@ -45,9 +45,12 @@ class OutputFile {
   // The name for messages: "stdout" for "-", the path otherwise.
   [[nodiscard]] std::string display_name() const { return is_stdout_ ? "stdout" : path_; }
 
-  // Closes the file (a deferred write error surfaces here) and renames the temporary file over the
-  // final path; from then on an existing output has been replaced. No fsync: the output is as
-  // durable as any file a program writes. For standard output, only marks the output committed.
+  // Closes the file: a write error that NFS and some FUSE file systems defer to close() surfaces
+  // here, before anything is committed. Then only commit()'s rename is left. Idempotent.
+  void finish_writing();
+  // finish_writing(), then renames the temporary file over the final path; from then on an existing
+  // output has been replaced. No fsync: the output is as durable as any file a program writes. For
+  // standard output, only marks the output committed.
   void commit();
   // Closes and unlinks the temporary file now, or cuts standard output back (what the destructor does).
   void discard() noexcept;

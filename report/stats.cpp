@@ -136,13 +136,23 @@ void StatsOutput::prepare(const JsonObject& json) {
   const auto* bytes = reinterpret_cast<const std::byte*>(line.data());
   if (file_) {
     write_all(file_->fd(), path_, bytes, line.size());
+    try {
+      file_->finish_writing();
+    } catch (const Error& e) {
+      throw Error(std::string("--stats: ") + e.what(), e.error_number());
+    }
   } else {
     write_all(STDOUT_FILENO, "standard output", bytes, line.size());
   }
 }
 
 void StatsOutput::commit() {
-  if (file_) file_->commit();
+  if (!file_) return;
+  try {
+    file_->commit();
+  } catch (const Error& e) {
+    throw Error(std::string("--stats: ") + e.what(), e.error_number());
+  }
 }
 
 }  // namespace rmgsort

@@ -53,8 +53,9 @@ class StatsOutput {
  public:
   explicit StatsOutput(const std::string& path);
 
-  // Writes `json` (one line) to the temporary file, or to standard output, which cannot be taken
-  // back: call it before committing anything, so that a failed write commits nothing.
+  // Writes `json` (one line) to the temporary file and closes it (a deferred write error surfaces
+  // here), or writes it to standard output, which cannot be taken back: call it before committing
+  // anything, so that a failed write commits nothing.
   void prepare(const JsonObject& json);
   // Makes the prepared statistics visible: renames the file into place.
   void commit();
