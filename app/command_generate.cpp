@@ -28,6 +28,7 @@ int run_generate(const GenerateOptions& options) {
 
   if (options.output == "-" && hold_closed_standard_descriptors().output)
     throw Error("standard output is closed: nowhere to write the keys; use -o FILE");
+  refuse_closed_standard_descriptor(options.output, "-o " + options.output);
   OutputFile output = OutputFile::create(options.output);
   const std::string output_name = output.is_stdout() ? std::string("standard output") : output.path();
   Progress progress(progress_mode_beside_keys(options.progress, options.output == "-"));

@@ -89,6 +89,9 @@ Validated validate(const SortOptions& options, const ClosedStandardDescriptors& 
     throw Error("standard output is closed: nowhere to write the sorted keys; use -o FILE");
   if (closed.output && options.stats == "-")
     throw Error("--stats -: standard output is closed; give --stats a file name");
+  refuse_closed_standard_descriptor(options.input, options.input);
+  refuse_closed_standard_descriptor(options.output, "-o " + options.output);
+  if (!options.stats.empty()) refuse_closed_standard_descriptor(options.stats, "--stats " + options.stats);
   Validated validated;
   const GpuSpec gpu_spec = parse_gpu_spec(options.gpus);
   // --gpus none must not start the CUDA driver: that alone takes a few hundred ms on a GPU machine.

@@ -1,6 +1,7 @@
 #include "io/standard_descriptors.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -14,19 +15,33 @@ namespace {
 
 bool is_closed(int fd) { return fcntl(fd, F_GETFD) < 0 && errno == EBADF; }
 
-// Opens /dev/null on FD, which is closed (and, as every lower one is open, what open() returns).
+// Opens a path-only descriptor of "/" on FD, which is closed (and, as every lower one is open, what
+// open() returns). It can be neither read nor written (EBADF), and reopening it by another name
+// (/dev/stdout, /proc/self/fd/1) finds a directory: a use of the closed descriptor fails, where
+// /dev/null in its place would have swallowed the keys or read as an empty input.
 void hold_place(int fd) {
-  const int held = open("/dev/null", O_RDWR);  // no O_CLOEXEC: as inherited, for any child started later
-  if (held < 0)
-    throw_errno("/dev/null", "cannot open it to hold the place of closed descriptor " + std::to_string(fd));
+  const int held = open("/", O_PATH | O_DIRECTORY);  // no O_CLOEXEC: as inherited
+  if (held < 0) throw_errno("/", "cannot open it to hold the place of closed descriptor " + std::to_string(fd));
   if (held != fd) {
     const int placed = dup2(held, fd);
     close(held);
-    if (placed != fd) throw_errno("/dev/null", "cannot hold the place of closed descriptor " + std::to_string(fd));
+    if (placed != fd) throw_errno("/", "cannot hold the place of closed descriptor " + std::to_string(fd));
   }
 }
 
 }  // namespace
+
+void refuse_closed_standard_descriptor(const std::string& path, const std::string& what) {
+  static constexpr const char* kNames[] = {"standard input", "standard output", "standard error"};
+  const ClosedStandardDescriptors closed = hold_closed_standard_descriptors();
+  const bool closed_by_fd[] = {closed.input, closed.output, closed.error};
+  struct stat named {}, held {};
+  if (path == "-" || stat(path.c_str(), &named) != 0) return;
+  for (int fd = STDIN_FILENO; fd <= STDERR_FILENO; ++fd) {
+    if (closed_by_fd[fd] && fstat(fd, &held) == 0 && held.st_dev == named.st_dev && held.st_ino == named.st_ino)
+      throw Error(what + ": names " + kNames[fd] + ", which is closed");
+  }
+}
 
 ClosedStandardDescriptors hold_closed_standard_descriptors() {
   // Once held, a closed descriptor reads as open: later calls return what the first one found.

@@ -238,6 +238,26 @@ expect_same "$D/out.u64" "$D/ref.u64"
 rm -f "$D/big.u64" "$D/ref.u64" "$D/out.u64"
 end
 
+begin "a closed standard output or input named by another path (/dev/stdout, /dev/fd/1, /dev/stdin): refused, nothing written"
+printf 'OLD' >"$WORK/c.out"
+"$RMGSORT" sort "$IN/keys.u64" -t u64 -o /dev/stdout >&- 2>"$WORK/stderr"
+RC=$?
+expect_rc 2
+expect_stderr "-o /dev/stdout: names standard output, which is closed"
+"$RMGSORT" generate -t u64 --count 10 -o /dev/fd/1 >&- 2>"$WORK/stderr"
+RC=$?
+expect_rc 2
+"$RMGSORT" sort "$IN/keys.u64" -t u64 -o "$WORK/c2.out" --stats /dev/stdout >&- 2>"$WORK/stderr"
+RC=$?
+expect_rc 2
+expect_no_file "$WORK/c2.out"
+"$RMGSORT" sort /dev/stdin -t u64 -o "$WORK/c.out" <&- 2>"$WORK/stderr"
+RC=$?
+expect_rc 2
+expect_stderr "/dev/stdin: names standard input, which is closed"
+[[ $(cat "$WORK/c.out") == OLD ]] || fail "the existing output was replaced"
+end
+
 echo "== standard output of a failed run"
 begin "failed spill with the keys on standard output: the file is not left full of zeros"
 fresh k
