@@ -1,6 +1,7 @@
 #include "io/cleanup.hpp"
 
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <array>
@@ -31,15 +32,17 @@ static_assert(std::atomic<std::uint64_t>::is_always_lock_free, "the signal handl
 // Static storage: no allocation, zero-initialized before main(), 1 MiB of mostly untouched pages.
 std::array<Slot, kMaxCleanupPaths> g_slots;
 
-// The signals whose handler unlinks the registered paths and exits.
-constexpr int kHandledSignals[] = {SIGINT, SIGTERM, SIGHUP};
+// A regular standard output's size before the run, or -1: what the handler cuts it back to.
+std::atomic<std::int64_t> g_stdout_restore_size{-1};
+static_assert(std::atomic<std::int64_t>::is_always_lock_free, "the signal handler needs lock-free atomics");
 
 extern "C" void unlink_and_exit(int signal_number) {
+  restore_stdout_size();
   unlink_registered_paths();
   _exit(128 + signal_number);
 }
 
-// Whoever started us with SIGHUP or SIGINT ignored (nohup, a background job of a non-interactive
+// Whoever started us with a handled signal other than SIGTERM ignored (nohup, a background job of a non-interactive
 // shell) asked that they not stop the run: that SIG_IGN is kept, as GNU sort keeps it. SIGTERM is how
 // a run is stopped on purpose and is always handled.
 bool keeps_inherited_ignore(int signal_number) {
@@ -99,14 +102,28 @@ void unlink_registered_paths() noexcept {
   errno = saved_errno;
 }
 
+void set_stdout_restore_size(std::int64_t size) noexcept {
+  g_stdout_restore_size.store(size, std::memory_order_release);
+}
+
+void restore_stdout_size() noexcept {
+  const std::int64_t size = g_stdout_restore_size.load(std::memory_order_acquire);
+  if (size < 0) return;
+  const int saved_errno = errno;
+  struct stat st {};
+  if (fstat(STDOUT_FILENO, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > size)
+    (void)ftruncate(STDOUT_FILENO, static_cast<off_t>(size));
+  errno = saved_errno;
+}
+
 void install_cleanup_signal_handlers() {
   struct sigaction action {};
   action.sa_handler = unlink_and_exit;
   sigemptyset(&action.sa_mask);
   // Block the other handled signals while one runs, so two handlers never interleave their unlinks
   // with an _exit (harmless, but it would make the exit code depend on timing).
-  for (int signal_number : kHandledSignals) sigaddset(&action.sa_mask, signal_number);
-  for (int signal_number : kHandledSignals) {
+  for (int signal_number : kCleanupSignals) sigaddset(&action.sa_mask, signal_number);
+  for (int signal_number : kCleanupSignals) {
     if (keeps_inherited_ignore(signal_number)) continue;
     if (sigaction(signal_number, &action, nullptr) != 0) {
       throw_errno("signal handler", "cannot install for " + std::string(strsignal(signal_number)));

@@ -3,7 +3,10 @@
 // file behind.
 #pragma once
 
+#include <signal.h>
+
 #include <cstddef>
+#include <cstdint>
 #include <string_view>
 
 namespace rmgsort {
@@ -19,12 +22,25 @@ inline constexpr std::size_t kMaxCleanupPathBytes = 4096;
 // are ignored. Thread-safe.
 void unregister_cleanup_path(int slot) noexcept;
 
+// The terminating signals whose handler cleans up and exits (GNU sort's list, less SIGPIPE and SIGXFSZ,
+// which are ignored instead). The output's creation blocks exactly these, so one list serves both.
+inline constexpr int kCleanupSignals[] = {SIGINT,  SIGTERM, SIGHUP,  SIGQUIT, SIGALRM, SIGXCPU,
+                                          SIGVTALRM, SIGPROF, SIGUSR1, SIGUSR2, SIGIO};
+
 // Unlinks every registered path. Async-signal-safe: what the handlers call.
 void unlink_registered_paths() noexcept;
 
-// Installs handlers for SIGINT, SIGTERM and SIGHUP that unlink every registered path and then
-// _exit(128 + signal): 130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP. A SIGINT or SIGHUP that the
-// process inherited ignored (nohup, `cmd &` in a script) stays ignored. SIGPIPE and SIGXFSZ are
+// A regular standard output that a run writes in place: SIZE is its size before the run, to which a
+// handled signal cuts it back (what the run added goes, what was there stays). -1 forgets it (after
+// commit, or when the output was given back). Async-signal-safe to read: one lock-free atomic.
+void set_stdout_restore_size(std::int64_t size) noexcept;
+// Cuts a remembered regular standard output back to its starting size. Async-signal-safe.
+void restore_stdout_size() noexcept;
+
+// Installs handlers for kCleanupSignals that cut a remembered standard output back, unlink every
+// registered path and then _exit(128 + signal): 130 for SIGINT, 143 for SIGTERM, 131 for SIGQUIT,
+// 142 for SIGALRM, ... A handled signal other than SIGTERM that the process inherited ignored (nohup,
+// `cmd &` in a script) stays ignored. SIGPIPE and SIGXFSZ are
 // ignored instead, so that writing to a closed pipe fails with EPIPE and writing past `ulimit -f`
 // with EFBIG, which the writers report as an Error naming the output, and the normal unwinding
 // removes temporary files. Call once, early in main().

@@ -48,7 +48,7 @@ class CleanupSignalsBlocked {
   CleanupSignalsBlocked() {
     sigset_t block;
     sigemptyset(&block);
-    for (int signal_number : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&block, signal_number);
+    for (int signal_number : kCleanupSignals) sigaddset(&block, signal_number);
     pthread_sigmask(SIG_BLOCK, &block, &saved_);
   }
   ~CleanupSignalsBlocked() { pthread_sigmask(SIG_SETMASK, &saved_, nullptr); }
@@ -97,6 +97,7 @@ OutputFile OutputFile::create(const std::string& path) {
     if (const auto extent = regular_stdout_extent()) {
       output.stdout_start_size_ = extent->first;
       output.stdout_start_position_ = extent->second;
+      set_stdout_restore_size(extent->first);  // a handled signal cuts it back as discard() does
     }
     return output;
   }
@@ -163,6 +164,7 @@ OutputFile& OutputFile::operator=(OutputFile&& other) noexcept {
     stdout_start_position_ = other.stdout_start_position_;
     committed_ = other.committed_;
     registration_ = std::move(other.registration_);
+    if (stdout_start_size_ >= 0) set_stdout_restore_size(stdout_start_size_);  // discard() forgot it
   }
   return *this;
 }
@@ -179,6 +181,7 @@ void OutputFile::discard() noexcept {
       (void)ftruncate(STDOUT_FILENO, stdout_start_size_);
     (void)lseek(STDOUT_FILENO, stdout_start_position_, SEEK_SET);
   }
+  if (stdout_start_size_ >= 0) set_stdout_restore_size(-1);
   stdout_start_size_ = -1;
   if (!committed_ && !temp_path_.empty()) (void)unlink(temp_path_.c_str());
   temp_path_.clear();
@@ -199,6 +202,7 @@ void OutputFile::commit() {
     }
     registration_.release();
   }
+  if (stdout_start_size_ >= 0) set_stdout_restore_size(-1);
   committed_ = true;
 }
 

@@ -166,11 +166,12 @@ has_gpu() {
 # Note: `producer | run ...` runs `run` in a subshell and loses $RC; feed pipes with
 # `run ... < <(producer)` instead.
 
-# "${DEFAULT_SIGNALS[@]}" CMD...: runs CMD with SIGINT, SIGHUP and SIGTERM at their default
+# "${DEFAULT_SIGNALS[@]}" CMD...: runs CMD with the terminating signals rmgsort handles at their default
 # disposition (a background job of a non-interactive shell would otherwise inherit SIGINT ignored,
 # and rmgsort keeps an inherited ignore). Empty where env(1) lacks --default-signal.
 DEFAULT_SIGNALS=()
-if env --default-signal=INT,HUP,TERM true 2>/dev/null; then DEFAULT_SIGNALS=(env --default-signal=INT,HUP,TERM); fi
+HANDLED_SIGNALS=INT,HUP,TERM,QUIT,ALRM,XCPU,VTALRM,PROF,USR1,USR2,IO
+if env --default-signal=$HANDLED_SIGNALS true 2>/dev/null; then DEFAULT_SIGNALS=(env --default-signal=$HANDLED_SIGNALS); fi
 
 # wait_for_temp DIR: waits (up to 20 s) until a temporary output file appears in DIR.
 wait_for_temp() {

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The limits and dispositions a run inherits: writing past `ulimit -f` is an error naming the output
 # (not a death by SIGXFSZ that leaves a temporary file), a SIGHUP or SIGINT ignored by whoever started
-# the run (nohup, `cmd &` in a script) stays ignored while SIGTERM still ends it, memory denied by
-# `ulimit -v` comes with a hint, and an empty option value is refused instead of meaning the default.
+# the run (nohup, `cmd &` in a script) stays ignored while SIGTERM still ends it, every terminating
+# signal (SIGQUIT, SIGALRM, SIGUSR1, ...) removes the temporary output and cuts a regular standard
+# output back to what it held, memory denied by `ulimit -v` comes with a hint, and an empty option
+# value is refused instead of meaning the default.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 require_python
 
@@ -156,6 +158,34 @@ signal_case "SIGINT not ignored: exit 130, temporary file removed, old output un
   "${DEFAULT_SIGNALS[@]}" "$RMGSORT"
 signal_case "SIGTERM under trap '' TERM is still handled: exit 143, temporary file removed" TERM 143 \
   bash -c 'trap "" TERM && exec "$@"' ignore-term "$RMGSORT"
+signal_case "SIGQUIT (Ctrl-\\) left a temporary output: exit 131, temporary file removed, old output untouched" \
+  QUIT 131 "${DEFAULT_SIGNALS[@]}" "$RMGSORT"
+signal_case "SIGALRM (timeout -s ALRM) left a temporary output: exit 142, temporary file removed, old output untouched" \
+  ALRM 142 "${DEFAULT_SIGNALS[@]}" "$RMGSORT"
+signal_case "SIGUSR1 left a temporary output: exit 138, temporary file removed, old output untouched" \
+  USR1 138 "${DEFAULT_SIGNALS[@]}" "$RMGSORT"
+
+echo "== a signal while the keys go to a regular standard output"
+begin "SIGTERM left a regular stdout grown by the preallocation: exit 143, the file holds OLD again"
+dir=$WORK/sig-stdout
+mkdir -p "$dir/temp"
+"$RMGSORT" generate -o "$dir/big.u64" -t u64 --size 160M --seed 33 || fail "setup failed"
+printf 'OLD' >"$dir/so.out"
+"${DEFAULT_SIGNALS[@]}" "$RMGSORT" sort -t u64 --gpus none --threads 1 --host-memory 4M -T "$dir/temp" \
+  "$dir/big.u64" >>"$dir/so.out" 2>"$WORK/stderr" &
+pid=$!
+for ((i = 0; i < 3000; i++)); do  # until the output grows (up to 30 s)
+  [[ $(stat -c %s "$dir/so.out") -gt 3 ]] && break
+  sleep 0.01
+done
+[[ $(stat -c %s "$dir/so.out") -gt 3 ]] || fail "the output never grew"
+kill -TERM "$pid"
+wait_or_kill "$pid"
+expect_rc 143
+[[ "$(cat "$dir/so.out")" == "OLD" ]] || fail "stdout holds $(stat -c %s "$dir/so.out") bytes, not OLD"
+expect_no_temp "$dir/temp"
+rm -f "$dir/big.u64" "$dir/so.out"
+end
 
 echo "== empty option values"
 # empty_value NAME ARG...: `rmgsort ARG...` (one of them empty) is refused before anything is read

@@ -81,6 +81,67 @@ TEST(Cleanup, SigtermIsHandledEvenWhenInheritedIgnored) {
   EXPECT_FALSE(test::file_exists(dir.file("x.tmp")));
 }
 
+// Ctrl-\, `timeout -s ALRM`, `ulimit -t` and the like terminate as surely as SIGTERM: each is
+// handled, exit 128 + signal, nothing registered left.
+TEST(Cleanup, EveryTerminatingSignalUnlinksRegisteredPathsAndExits128PlusSignal) {
+  for (int signal_number : {SIGQUIT, SIGALRM, SIGXCPU, SIGVTALRM, SIGPROF, SIGUSR1, SIGUSR2, SIGIO}) {
+    test::TempDir dir(test::disk_directory());
+    const int status = status_after_signal(signal_number, {dir.file("x.tmp")}, dir.file("kept"));
+    ASSERT_TRUE(WIFEXITED(status)) << strsignal(signal_number) << ": " << status;
+    EXPECT_EQ(WEXITSTATUS(status), 128 + signal_number) << strsignal(signal_number);
+    EXPECT_FALSE(test::file_exists(dir.file("x.tmp"))) << strsignal(signal_number);
+    EXPECT_TRUE(test::file_exists(dir.file("kept"))) << strsignal(signal_number);
+  }
+}
+
+TEST(Cleanup, InheritedIgnoreOfSigquitAndSigusr1IsKept) {
+  for (int signal_number : {SIGQUIT, SIGUSR1}) {
+    test::TempDir dir(test::disk_directory());
+    const int status = status_after_signal(signal_number, {dir.file("x.tmp")}, dir.file("kept"), SIG_IGN);
+    ASSERT_TRUE(WIFEXITED(status)) << status;
+    EXPECT_EQ(WEXITSTATUS(status), 0) << strsignal(signal_number);
+    EXPECT_TRUE(test::file_exists(dir.file("x.tmp"))) << strsignal(signal_number);
+  }
+}
+
+// A regular standard output written in place: a signal cuts it back to its size before the run.
+TEST(Cleanup, SignalCutsRememberedStandardOutputBack) {
+  test::TempDir dir(test::disk_directory());
+  const std::string path = dir.file("stdout");
+  test::write_plain_file(path, test::pattern_bytes(3));
+  const int status = test::run_in_child([&] {
+    install_cleanup_signal_handlers();
+    UniqueFd fd(open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC));
+    if (!fd.valid() || dup2(fd.get(), STDOUT_FILENO) != STDOUT_FILENO) return 10;
+    set_stdout_restore_size(3);
+    if (ftruncate(STDOUT_FILENO, 1 << 20) != 0) return 11;  // the preallocation of the whole output
+    raise(SIGTERM);
+    return 12;
+  });
+  ASSERT_TRUE(WIFEXITED(status)) << status;
+  EXPECT_EQ(WEXITSTATUS(status), 143);
+  EXPECT_EQ(test::read_plain_file(path), test::pattern_bytes(3));
+}
+
+TEST(Cleanup, ForgottenStandardOutputIsLeftAlone) {
+  test::TempDir dir(test::disk_directory());
+  const std::string path = dir.file("stdout");
+  test::write_plain_file(path, test::pattern_bytes(3));
+  const int status = test::run_in_child([&] {
+    install_cleanup_signal_handlers();
+    UniqueFd fd(open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC));
+    if (!fd.valid() || dup2(fd.get(), STDOUT_FILENO) != STDOUT_FILENO) return 10;
+    set_stdout_restore_size(3);
+    set_stdout_restore_size(-1);  // committed
+    if (ftruncate(STDOUT_FILENO, 100) != 0) return 11;
+    raise(SIGTERM);
+    return 12;
+  });
+  ASSERT_TRUE(WIFEXITED(status)) << status;
+  EXPECT_EQ(WEXITSTATUS(status), 143);
+  EXPECT_EQ(test::read_plain_file(path).size(), 100u);
+}
+
 // Past RLIMIT_FSIZE the kernel raises SIGXFSZ, whose default kills the process and leaves its
 // temporary files; ignored, the write fails with EFBIG and the writer reports it.
 TEST(Cleanup, WritingPastTheFileSizeLimitFailsWithEfbig) {
