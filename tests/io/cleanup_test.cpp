@@ -104,42 +104,39 @@ TEST(Cleanup, InheritedIgnoreOfSigquitAndSigusr1IsKept) {
   }
 }
 
+// A child whose standard output is PATH (3 bytes, opened for appending), with the size to restore
+// set to 3 and then to RESTORE, grown to GROWN bytes (the preallocation of the whole output) and then
+// sent SIGTERM; its wait status.
+int status_after_growing_stdout(const std::string& path, std::int64_t restore, off_t grown) {
+  test::write_plain_file(path, test::pattern_bytes(3));
+  return test::run_in_child([&] {
+    install_cleanup_signal_handlers();
+    UniqueFd fd(open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC));
+    if (!fd.valid() || dup2(fd.get(), STDOUT_FILENO) != STDOUT_FILENO) return 10;
+    set_stdout_restore_size(3);
+    set_stdout_restore_size(restore);
+    if (ftruncate(STDOUT_FILENO, grown) != 0) return 11;
+    raise(SIGTERM);
+    return 12;
+  });
+}
+
 // A regular standard output written in place: a signal cuts it back to its size before the run.
 TEST(Cleanup, SignalCutsRememberedStandardOutputBack) {
   test::TempDir dir(test::disk_directory());
-  const std::string path = dir.file("stdout");
-  test::write_plain_file(path, test::pattern_bytes(3));
-  const int status = test::run_in_child([&] {
-    install_cleanup_signal_handlers();
-    UniqueFd fd(open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC));
-    if (!fd.valid() || dup2(fd.get(), STDOUT_FILENO) != STDOUT_FILENO) return 10;
-    set_stdout_restore_size(3);
-    if (ftruncate(STDOUT_FILENO, 1 << 20) != 0) return 11;  // the preallocation of the whole output
-    raise(SIGTERM);
-    return 12;
-  });
+  const int status = status_after_growing_stdout(dir.file("stdout"), 3, 1 << 20);
   ASSERT_TRUE(WIFEXITED(status)) << status;
   EXPECT_EQ(WEXITSTATUS(status), 143);
-  EXPECT_EQ(test::read_plain_file(path), test::pattern_bytes(3));
+  EXPECT_EQ(test::read_plain_file(dir.file("stdout")), test::pattern_bytes(3));
 }
 
+// Once committed (the size forgotten: -1), a signal leaves standard output as it is.
 TEST(Cleanup, ForgottenStandardOutputIsLeftAlone) {
   test::TempDir dir(test::disk_directory());
-  const std::string path = dir.file("stdout");
-  test::write_plain_file(path, test::pattern_bytes(3));
-  const int status = test::run_in_child([&] {
-    install_cleanup_signal_handlers();
-    UniqueFd fd(open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC));
-    if (!fd.valid() || dup2(fd.get(), STDOUT_FILENO) != STDOUT_FILENO) return 10;
-    set_stdout_restore_size(3);
-    set_stdout_restore_size(-1);  // committed
-    if (ftruncate(STDOUT_FILENO, 100) != 0) return 11;
-    raise(SIGTERM);
-    return 12;
-  });
+  const int status = status_after_growing_stdout(dir.file("stdout"), -1, 100);
   ASSERT_TRUE(WIFEXITED(status)) << status;
   EXPECT_EQ(WEXITSTATUS(status), 143);
-  EXPECT_EQ(test::read_plain_file(path).size(), 100u);
+  EXPECT_EQ(test::read_plain_file(dir.file("stdout")).size(), 100u);
 }
 
 // Past RLIMIT_FSIZE the kernel raises SIGXFSZ, whose default kills the process and leaves its
