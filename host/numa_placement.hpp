@@ -1,6 +1,6 @@
 // Where host buffers that the GPUs copy from and to should live on a machine with several NUMA
 // nodes: on the node the GPUs hang off, so that the copies cross no socket link (libnuma). On one
-// node (the lent machines: one socket, one node) there is nothing to choose and nothing is done.
+// node (such as single-socket GPU hosts) there is nothing to choose and nothing is done.
 #pragma once
 
 #include <cstddef>

@@ -1,5 +1,5 @@
 // Tuning constants of the CPU radix sort, in one place (printed in --stats). Measured on the
-// 2-core development machine (AMD EPYC, 1 MiB L2 per core), uniform keys, unless said otherwise.
+// 2-core machine without GPU (AMD EPYC, 1 MiB L2 per core), uniform keys, unless said otherwise.
 #pragma once
 
 #include <cstddef>

@@ -1,6 +1,6 @@
 // Tuning of partition_into_rounds (host/round_partition.hpp) and of the TopDigitHistogram that counts
 // its first pass (host/top_digit_histogram.hpp), in one place (for --stats). Measured on the 2-core
-// development machine (AMD EPYC, 1 MiB L2 per core), 2^28 uniform u64, capacity 2^25, unless said
+// machine without GPU (AMD EPYC, 1 MiB L2 per core), 2^28 uniform u64, capacity 2^25, unless said
 // otherwise.
 #pragma once
 

@@ -30,7 +30,7 @@ constexpr std::size_t round_up(std::size_t bytes) {
 void advise_huge_pages(void* address, std::size_t bytes) { (void)madvise(address, bytes, MADV_HUGEPAGE); }
 
 // Populates one range by touching each page: an atomic add of zero keeps the contents. Measured on
-// the lent x4 machine (32 GiB, 64 threads, fresh memory): madvise(MADV_POPULATE_WRITE) per piece ran
+// a 4 x H200 host (32 GiB, 64 threads, fresh memory): madvise(MADV_POPULATE_WRITE) per piece ran
 // at 20 GB/s, while a memset from every core first-touched at 75 GB/s (huge pages: one fault per
 // 2 MiB); touching is the memset's faults without its writes.
 void populate_range(std::byte* begin, std::size_t bytes, std::size_t page) {

@@ -55,7 +55,7 @@ class HostBuffer {
 // Backs every page of [data, data + bytes) with memory now, from `threads` threads at once, keeping
 // the contents. A fresh buffer's first touch is otherwise taken one page fault at a time by whoever
 // touches it first; when that is cudaHostRegister, the kernel pins the pages from one thread, which
-// on the lent GPU machines (memory that grows as it is touched) ran at 2.8 GB/s: 23 s for 64 GB.
+// on GPU hosts whose memory is a virtual machine's (memory that grows as it is touched) ran at 2.8 GB/s: 23 s for 64 GB.
 // Memory that cannot be had ends the process as any first touch would (SIGBUS or the OOM killer).
 void populate_pages(std::byte* data, std::size_t bytes, unsigned threads);
 

@@ -20,7 +20,7 @@ bytes=$(stat -c %s "$in")
 cat "$in" >/dev/null
 start=$(date +%s.%N); cat "$in" >/dev/null; end=$(date +%s.%N)
 cat_s=$(awk -v s="$start" -v e="$end" 'BEGIN { print e - s }')
-# --host-memory: the lent machines' memory grows as it is touched, so the default reads low.
+# --host-memory: on virtual machines memory grows as it is touched, so the default reads low.
 host_memory=$(( bytes * 3 ))
 "$rmgsort" sort "$in" -o "$out" -t "$type" --gpus all --host-memory "$host_memory" --stats "$stats"
 "$rmgsort" check "$out" -t "$type" --input "$in" >/dev/null

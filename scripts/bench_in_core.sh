@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The in-core sort's targets, measured in one run on the GPU machine; prints one markdown table
-# (nothing here is a test). From the development machine: scripts/device_bundle.sh, then a device
-# run (carry .device; timeout 600 s) of
+# (nothing here is a test). From a build machine: scripts/device_bundle.sh, then on the GPU host
+# (with .device/ copied there):
 #   scripts/device_run.sh scripts/bench_in_core.sh [REPEATS]
 # Rows, host memory to host memory (tests/bench/in_core_bench.cu), each beside the issue's
 # single-GPU baseline of the same keys measured in the same run (pinned copy to GPU 0,
@@ -12,8 +12,8 @@
 #   kernels plus the host exchange between them (partition_ms, see in_core_bench.cu)
 # Rows needing more GPUs than present are skipped. N shrinks, with a note, where host memory (two
 # copies of the keys) or GPU memory (g = 1: a double buffer of every key) is too small. Host memory
-# is MemAvailable, which reads low at first on machines whose memory grows as it is touched (the
-# lent ones): HOST_MEMORY_GIB=N overrides it. REPEATS (default 5) timed runs follow one warm-up.
+# is MemAvailable, which reads low at first on machines whose memory grows as it is touched (such as
+# virtual machines): HOST_MEMORY_GIB=N overrides it. REPEATS (default 5) timed runs follow one warm-up.
 # The full log goes to $OUT/bench_in_core.log and the table to $OUT/bench_in_core.md when OUT is
 # set (else to a temporary file, named at the end). About 5 minutes on 4 H200s.
 set -euo pipefail

@@ -54,7 +54,7 @@ else
   evict "$in"
 fi
 rm -f "$copy"
-# The lent machines' memory grows as it is touched, so the default reads low: give 3x the keys. A
+# On virtual machines whose memory grows as it is touched, so the default reads low: give 3x the keys. A
 # smaller HOST_MEMORY (bytes or 40G) than the keys makes the sort go through spill files in DIR.
 host_memory=${HOST_MEMORY:-$((bytes * 3))}
 start=$(date +%s.%N)

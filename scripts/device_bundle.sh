@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Run HERE (the development machine) before a `device` run: builds for Hopper (sm_90) into
-# ${BUILD_DIR:-build}/ and gathers what the GPU machine lacks into .device/ (ignored by git through
-# .git/info/exclude; pass ".device" in the run's `carry`):
+# Run on the build machine for a GPU host that lacks the build tools: builds for Hopper (sm_90) into
+# ${BUILD_DIR:-build}/ and gathers what the GPU host lacks into .device/ (ignored by git through
+# .git/info/exclude; copy .device/ to the GPU host with the tree):
 #   .device/bin  rmgsort, the test executables and the benchmarks
 #   .device/lib  libtbb.so.12 (+ tbbmalloc) and libnuma.so.1; liburing is linked statically
 # On the GPU machine, scripts/device_run.sh sets LD_LIBRARY_PATH and runs them.
@@ -19,4 +19,4 @@ find "$build_dir/tests" -maxdepth 2 -type f -perm -u+x \( -name '*_test' -o -nam
 for lib in libtbb.so.12 libtbbmalloc.so.2 libnuma.so.1; do
   cp -L "$(ldconfig -p | awk -v l="$lib" '$1 == l && /x86-64/ {print $NF; exit}')" .device/lib/
 done
-du -sh .device | awk '{print "device bundle: " $1 " in .device/ (carry it: .device)"}'
+du -sh .device | awk '{print "device bundle: " $1 " in .device/ (copy it to the GPU host with the tree)"}'

@@ -1,6 +1,6 @@
 // Writing a file on a memory file system (tmpfs, ramfs) through a shared mapping, from many threads.
 // There, write() copies into the page cache under the file's inode lock, one thread at a time: 2.0 to
-// 3.0 GB/s on the lent x4 machine, the bound of a 64 GB sort from /dev/shm to /dev/shm. Page faults
+// 3.0 GB/s on a 4 x H200 host, the bound of a 64 GB sort from /dev/shm to /dev/shm. Page faults
 // into a shared mapping of the same file take no inode lock and run side by side: 4.4 GB/s from 64
 // threads (tests/bench/host_memory_bench.cu, bench_results/2026-11-22-host-memory-h200x4.md).
 #pragma once

@@ -1,5 +1,5 @@
 # The in-core sort's benchmark; included from tests/bench/CMakeLists.txt. scripts/bench_in_core.sh
-# drives it on the device machine. A CUDA source (the baseline launches CUB, which comes with the
+# drives it on a GPU host. A CUDA source (the baseline launches CUB, which comes with the
 # toolkit), so it is built only with CUDA. The CUDA runtime comes through rmgsort::gpu
 # (CUDA::cudart_static): linking CUDA::cudart as well would load a second, separate runtime.
 if(RMGSORT_WITH_CUDA)

@@ -1,4 +1,4 @@
-// Runs on the device machine (label "gpu"); exits 77 where there is no CUDA device.
+// Runs on a GPU host (label "gpu"); exits 77 where there is no CUDA device.
 #include "gpu/devices.hpp"
 
 #include <gtest/gtest.h>

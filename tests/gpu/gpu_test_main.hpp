@@ -1,5 +1,5 @@
-// main() of the GPU test executables (rmgsort_add_gtest ... OWN_MAIN LABELS gpu): they run on the
-// device machine and exit 77 (ctest: skipped) where there is no CUDA device, before any test runs.
+// main() of the GPU test executables (rmgsort_add_gtest ... OWN_MAIN LABELS gpu): they run on a
+// GPU host and exit 77 (ctest: skipped) where there is no CUDA device, before any test runs.
 #pragma once
 
 #include <gtest/gtest.h>

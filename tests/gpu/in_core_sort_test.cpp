@@ -1,4 +1,4 @@
-// InCoreSorter (gpu/in_core_sort.hpp) against std::sort, on the device machine (label "gpu"; exits
+// InCoreSorter (gpu/in_core_sort.hpp) against std::sort, on a GPU host (label "gpu"; exits
 // 77 where there is no CUDA device). Every key type x distribution x size x order x GPU count
 // g = 1..4 (those the machine has, at most RMGSORT_GPU_TEST_MAX_GPUS; devices 0..g-1), with one
 // sorter per (type, g) reused for every round, as the contract allows. Then the edges: counts not
