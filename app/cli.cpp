@@ -25,11 +25,34 @@ constexpr const char* kExitCodesHelp =
     "Exit codes: 0 success; 1 check or --verify found disorder or a mismatch; 2 usage, input, I/O, memory "
     "or device error.";
 
-constexpr const char* kTypeHelp = "Key type: u32 u64 i32 i64 f32 f64 (raw little-endian, no header)";
+constexpr const char* kTypeHelp =
+    "Key type: u32 u64 i32 i64 f32 f64 (little-endian numbers), or bytes:N (N = 1..32 bytes compared as "
+    "unsigned bytes, memcmp order)";
+constexpr const char* kRecordSizeHelp =
+    "Bytes per record (default: the key's width): the input is fixed-size records, each holding a key";
+constexpr const char* kKeyOffsetHelp = "Where the key lies in each record, in bytes (default 0)";
 
-KeyType key_type_option(const std::string& text) {
-  if (auto type = parse_key_type(text)) return *type;
-  throw Error("--type: unknown key type '" + text + "' (expected one of u32 u64 i32 i64 f32 f64)");
+KeySpec key_spec_option(const std::string& text) {
+  if (auto spec = parse_key_spec(text)) return *spec;
+  throw Error("--type: unknown key type '" + text + "' (expected one of u32 u64 i32 i64 f32 f64 bytes:N, N = 1..32)");
+}
+
+// A whole number of bytes (no suffix): --record-size, --key-offset.
+std::uint64_t byte_count_option(const std::string& text, const char* option) {
+  std::uint64_t value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size())
+    throw Error(std::string(option) + ": '" + text + "' is not a whole number of bytes");
+  return value;
+}
+
+// The layout of --type, --record-size and --key-offset (each given as text, "" when absent).
+RecordLayout layout_option(const std::string& type, const std::string& record_size, const std::string& key_offset) {
+  const KeySpec spec = key_spec_option(type);
+  const std::uint64_t size = record_size.empty() ? 0 : byte_count_option(record_size, "--record-size");
+  if (!record_size.empty() && size == 0) throw Error("--record-size: a record takes at least one byte");
+  const std::uint64_t offset = key_offset.empty() ? 0 : byte_count_option(key_offset, "--key-offset");
+  return record_layout_option(spec, size, offset);
 }
 
 std::uint64_t seed_option(const std::string& text) {
@@ -67,6 +90,7 @@ std::string memory_hint(std::string_view command) {
 // Text of the options whose conversion may fail with our own messages (CLI11 only collects them).
 struct RawOptions {
   std::string type, host_memory, gpu_memory, progress = "auto", count, size, distribution = "uniform", seed = "1";
+  std::string record_size, key_offset;
 };
 
 void add_sort_command(CLI::App& app, SortOptions& sort, RawOptions& raw) {
@@ -77,9 +101,14 @@ void add_sort_command(CLI::App& app, SortOptions& sort, RawOptions& raw) {
                   "Output file; - writes standard output (refused when it is a terminal). May name the input.")
       ->capture_default_str();
   cmd->add_option("-t,--type", raw.type, kTypeHelp)->required();
+  cmd->add_option("--record-size", raw.record_size, kRecordSizeHelp);
+  cmd->add_option("--key-offset", raw.key_offset, kKeyOffsetHelp);
+  cmd->add_option("--index-output", sort.index_output,
+                  "Also write each output record's position in the input (u64 little-endian) to FILE; "
+                  "without -o, only the positions are written");
   cmd->add_flag_function(
       "-r,--descending", [&sort](std::int64_t) { sort.order = SortOrder::descending; },
-      "Largest first (NaNs stay last)");
+      "Largest first (NaNs stay last; equal keys keep their input order)");
   cmd->add_option("--gpus", sort.gpus, "GPUs to sort on: all, none, or a list such as 0,1,3")->capture_default_str();
   cmd->add_option("--host-memory", raw.host_memory,
                   "Host memory rmgsort may use, e.g. 48G (default: 75% of physical memory)");
@@ -99,6 +128,8 @@ void add_generate_command(CLI::App& app, GenerateOptions& generate, RawOptions& 
   cmd->footer(std::string(distribution_help()) + "\n" + kExitCodesHelp);
   cmd->add_option("-o,--output", generate.output, "Output file; - writes standard output")->required();
   cmd->add_option("-t,--type", raw.type, kTypeHelp)->required();
+  cmd->add_option("--record-size", raw.record_size, kRecordSizeHelp);
+  cmd->add_option("--key-offset", raw.key_offset, kKeyOffsetHelp);
   auto* count = cmd->add_option("--count", raw.count, "Number of keys; suffixes k, M, G are powers of 1000 (4G = 4e9)");
   auto* size = cmd->add_option("--size", raw.size, "Size in bytes; suffixes K, M, G, T are powers of 1024");
   count->excludes(size);
@@ -117,6 +148,8 @@ void add_check_command(CLI::App& app, CheckOptions& check, RawOptions& raw) {
   cmd->footer("Exit codes: 0 sorted (and a permutation); 1 not; 2 usage, input or I/O error.");
   cmd->add_option("FILE", check.file, "File to check; - reads standard input")->required();
   cmd->add_option("-t,--type", raw.type, kTypeHelp)->required();
+  cmd->add_option("--record-size", raw.record_size, kRecordSizeHelp);
+  cmd->add_option("--key-offset", raw.key_offset, kKeyOffsetHelp);
   cmd->add_option("--input", check.original, "The unsorted original: also check that FILE is a permutation of it");
   cmd->add_flag_function(
       "-r,--descending", [&check](std::int64_t) { check.order = SortOrder::descending; },
@@ -166,14 +199,16 @@ int dispatch(int argc, char** argv, std::string& command) {
   command = app.get_subcommands().front()->get_name();
   install_cleanup_signal_handlers();
   if (app.got_subcommand("sort")) {
-    sort.type = key_type_option(raw.type);
+    sort.layout = layout_option(raw.type, raw.record_size, raw.key_offset);
+    sort.type = sort.layout.key_type;
     sort.progress = progress_option(raw.progress);
     if (!raw.host_memory.empty()) sort.host_memory = parse_size(raw.host_memory, "--host-memory");
     if (!raw.gpu_memory.empty()) sort.gpu_memory = parse_size(raw.gpu_memory, "--gpu-memory");
     return with_threads(sort.threads, [&] { return run_sort(sort); });
   }
   if (app.got_subcommand("generate")) {
-    generate.type = key_type_option(raw.type);
+    generate.layout = layout_option(raw.type, raw.record_size, raw.key_offset);
+    generate.type = generate.layout.key_type;
     generate.progress = progress_option(raw.progress);
     generate.distribution = parse_distribution(raw.distribution);
     generate.seed = seed_option(raw.seed);
@@ -182,7 +217,8 @@ int dispatch(int argc, char** argv, std::string& command) {
     if (!generate.count && !generate.size) throw Error("generate: one of --count or --size is required");
     return with_threads(generate.threads, [&] { return run_generate(generate); });
   }
-  check.type = key_type_option(raw.type);
+  check.layout = layout_option(raw.type, raw.record_size, raw.key_offset);
+  check.type = check.layout.key_type;
   return run_check(check);
 }
 

@@ -41,6 +41,8 @@ std::uint64_t stream_keys(const InputFile& input, KeyType type, Consume&& consum
 }  // namespace
 
 int run_check(const CheckOptions& options) {
+  if (!options.layout.is_bare_key())  // (interim: the record paths land command by command)
+    throw Error("records (--record-size, --key-offset, bytes:N keys) are not supported by this command yet");
   if (options.file == "-" && options.original == "-")
     throw Error("check: FILE and --input cannot both be standard input");
   if ((options.file == "-" || options.original == "-") && hold_closed_standard_descriptors().input)

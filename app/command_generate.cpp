@@ -21,6 +21,8 @@ constexpr std::uint64_t kGenerateChunkBytes = std::uint64_t{64} << 20;
 }  // namespace
 
 int run_generate(const GenerateOptions& options) {
+  if (!options.layout.is_bare_key())  // (interim: the record paths land command by command)
+    throw Error("records (--record-size, --key-offset, bytes:N keys) are not supported by this command yet");
   const std::size_t width = key_width(options.type);
   const std::uint64_t count = options.count ? *options.count : whole_keys("--size", *options.size, options.type);
   if (count > UINT64_MAX / width) throw Error("--count: " + std::to_string(count) + " keys do not fit in 64-bit sizes");

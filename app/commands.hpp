@@ -9,6 +9,7 @@
 #include "generate/distribution.hpp"
 #include "core/key_order.hpp"
 #include "core/key_type.hpp"
+#include "core/record_layout.hpp"
 
 namespace rmgsort {
 
@@ -21,6 +22,8 @@ struct SortOptions {
   std::string input = "-";
   std::string output = "-";
   KeyType type = KeyType::u32;
+  RecordLayout layout;                       // --type, --record-size, --key-offset
+  std::string index_output;                  // --index-output: "" none, else a file ("-": standard output)
   SortOrder order = SortOrder::ascending;
   std::string gpus = "all";
   std::optional<std::uint64_t> host_memory;  // bytes; default: 75 % of physical memory
@@ -35,6 +38,7 @@ struct SortOptions {
 struct GenerateOptions {
   std::string output;
   KeyType type = KeyType::u32;
+  RecordLayout layout;                 // --type, --record-size, --key-offset
   std::optional<std::uint64_t> count;  // keys
   std::optional<std::uint64_t> size;   // bytes
   Distribution distribution{};
@@ -46,6 +50,7 @@ struct GenerateOptions {
 struct CheckOptions {
   std::string file;
   KeyType type = KeyType::u32;
+  RecordLayout layout;                   // --type, --record-size, --key-offset
   std::optional<std::string> original;  // --input
   SortOrder order = SortOrder::ascending;
 };
