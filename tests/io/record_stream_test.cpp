@@ -27,7 +27,7 @@ std::vector<std::byte> read_all(RecordStream& stream, std::size_t record_bytes, 
   return all;
 }
 
-RecordLayout records_of(std::size_t bytes) { return {KeyType::u32, bytes, 0}; }
+RecordLayout records_of(std::size_t bytes) { return RecordLayout::of(KeySpec{KeyType::u32, 4}, bytes, 0); }
 
 // The message of the Error that reading all of STREAM ends with ("" when none).
 std::string cut_message(RecordStream& stream) {
