@@ -200,6 +200,9 @@ int dispatch(int argc, char** argv, std::string& command) {
   install_cleanup_signal_handlers();
   if (app.got_subcommand("sort")) {
     sort.layout = layout_option(raw.type, raw.record_size, raw.key_offset);
+    // --index-output without -o writes only the positions.
+    if (!sort.index_output.empty() && app.get_subcommand("sort")->get_option("--output")->count() == 0)
+      sort.output.clear();
     sort.type = sort.layout.key_type;
     sort.progress = progress_option(raw.progress);
     if (!raw.host_memory.empty()) sort.host_memory = parse_size(raw.host_memory, "--host-memory");

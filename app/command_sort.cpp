@@ -64,14 +64,21 @@ void require_separate_outputs(const SortOptions& options, const std::string& inp
   const std::optional<FileIdentity> input_identity =
       options.input == "-" ? identity_of_descriptor(STDIN_FILENO) : identity_of_existing(options.input);
   const std::optional<FileIdentity> stdout_identity = identity_of_descriptor(STDOUT_FILENO);
-  if (options.output == "-" && input_identity && input_identity->regular && stdout_identity == input_identity)
+  if ((options.output == "-" || options.index_output == "-") && input_identity && input_identity->regular &&
+      stdout_identity == input_identity)
     throw Error("standard output is the input file " + input_name + ": the sorted keys would overwrite it as it is read; "
                 "use -o " + (options.input == "-" ? std::string("FILE") : options.input) + " to sort in place");
   std::vector<WrittenFile> written;
   if (options.output == "-") {
     written.push_back({"the sorted keys on standard output", stdout_identity});
-  } else {
+  } else if (!options.output.empty()) {
     written.push_back({"-o " + options.output, identity_of_output(options.output), /*replaces_by_rename=*/true});
+  }
+  if (options.index_output == "-") {
+    written.push_back({"--index-output - (standard output)", stdout_identity});
+  } else if (!options.index_output.empty()) {
+    written.push_back({"--index-output " + options.index_output, identity_of_output(options.index_output),
+                       /*replaces_by_rename=*/true});
   }
   if (options.stats == "-") {
     written.push_back({"--stats - (standard output)", stdout_identity});
@@ -89,8 +96,12 @@ Validated validate(const SortOptions& options, const ClosedStandardDescriptors& 
     throw Error("standard output is closed: nowhere to write the sorted keys; use -o FILE");
   if (closed.output && options.stats == "-")
     throw Error("--stats -: standard output is closed; give --stats a file name");
+  if (closed.output && options.index_output == "-")
+    throw Error("--index-output -: standard output is closed; give --index-output a file name");
   refuse_closed_standard_descriptor(options.input, options.input);
-  refuse_closed_standard_descriptor(options.output, "-o " + options.output);
+  if (!options.output.empty()) refuse_closed_standard_descriptor(options.output, "-o " + options.output);
+  if (!options.index_output.empty())
+    refuse_closed_standard_descriptor(options.index_output, "--index-output " + options.index_output);
   if (!options.stats.empty()) refuse_closed_standard_descriptor(options.stats, "--stats " + options.stats);
   Validated validated;
   const GpuSpec gpu_spec = parse_gpu_spec(options.gpus);
@@ -99,6 +110,10 @@ Validated validate(const SortOptions& options, const ClosedStandardDescriptors& 
   validated.host_memory = options.host_memory.value_or(default_host_memory_bytes());
   if (options.stats == "-" && options.output == "-")
     throw Error("--stats -: standard output already carries the sorted keys; give --stats a file name");
+  if (options.index_output == "-" && options.output == "-")
+    throw Error("--index-output -: standard output already carries the sorted records; give -o or --index-output a file name");
+  if (options.stats == "-" && options.index_output == "-")
+    throw Error("--stats -: standard output already carries the positions (--index-output -); give --stats a file name");
   validated.input_name = options.input == "-" ? "stdin" : options.input;
   require_separate_outputs(options, validated.input_name);
   if (!options.temp_dir.empty()) require_directory("--temp-dir", options.temp_dir);
@@ -106,9 +121,8 @@ Validated validate(const SortOptions& options, const ClosedStandardDescriptors& 
 }
 
 PlanRequest plan_request(const SortOptions& options, const Validated& validated) {
-  const RecordLayout layout = RecordLayout::bare_key(options.type);
-  return PlanRequest{layout, validated.input_name, validated.host_memory,
-                     gpu_engine_chooser(layout, validated.gpus, options.gpu_memory)};
+  return PlanRequest{options.layout, !options.index_output.empty(), validated.input_name, validated.host_memory,
+                     gpu_engine_chooser(validated.gpus, options.gpu_memory)};
 }
 
 // Reads what the plan keeps in memory (a stream first, and plans it then) and runs the plan's
@@ -141,8 +155,6 @@ SortReport execute(const SortOptions& options, const PlanRequest& request, const
 }  // namespace
 
 int run_sort(const SortOptions& options) {
-  if (!options.layout.is_bare_key())  // (interim: the record paths land command by command)
-    throw Error("records (--record-size, --key-offset, bytes:N keys) are not supported by this command yet");
   Stopwatch wall;
   // Before any file is opened: a closed standard descriptor must not become one of ours.
   const ClosedStandardDescriptors closed = hold_closed_standard_descriptors();
@@ -153,14 +165,26 @@ int run_sort(const SortOptions& options) {
   // A file is planned from its size, before anything is created; a stream once its prefix is read.
   std::optional<SortPlan> plan;
   if (input.regular) plan = plan_file(request, input.size);
-  OutputFile output = OutputFile::create(options.output);
-  Progress progress(progress_mode_beside_keys(options.progress, options.output == "-"));
-  const SortRun run{options.order, options.verify, output.fd(), writer_name(output), &progress};
+  // "" when only the positions are written (--index-output without -o).
+  std::optional<OutputFile> output, index;
+  if (!options.output.empty()) output = OutputFile::create(options.output);
+  if (!options.index_output.empty()) index = OutputFile::create(options.index_output);
+  Progress progress(progress_mode_beside_keys(options.progress, options.output == "-" || options.index_output == "-"));
+  SortRun run{options.order, options.verify, -1, "", -1, "", &progress};
+  if (output) {
+    run.output_fd = output->fd();
+    run.output_name = writer_name(*output);
+  }
+  if (index) {
+    run.index_fd = index->fd();
+    run.index_name = writer_name(*index);
+  }
   SortReport report = execute(options, request, input, plan, run);
   progress.finish();
   if (!report.outcome.verify_failure.empty()) {
     std::fprintf(stderr, "rmgsort: %s: --verify failed: %s; the output was not committed\n",
-                 output.display_name().c_str(), report.outcome.verify_failure.c_str());
+                 (output ? output->display_name() : index->display_name()).c_str(),
+                 report.outcome.verify_failure.c_str());
     return kExitCheckFailed;
   }
   // The statistics are written before the output is committed: a run whose statistics cannot be
@@ -173,9 +197,11 @@ int run_sort(const SortOptions& options) {
   // Every output is now written, closed and checked (statistics on standard output are already
   // out: those cannot be taken back); only the renames are left. The statistics' goes first: should
   // it fail, the sorted keys have not replaced anything.
-  output.finish_writing();
+  if (output) output->finish_writing();
+  if (index) index->finish_writing();
   stats.commit();
-  output.commit();
+  if (index) index->commit();
+  if (output) output->commit();
   return kExitOk;
 }
 

@@ -58,7 +58,7 @@ JsonObject throughput_json(const SortReport& report, std::uint64_t count) {
 JsonObject sort_stats_json(const SortOptions& options, const SortPlan& plan, const SortReport& report) {
   const SortOutcome& outcome = report.outcome;
   const SortEngine& engine = *plan.engine;
-  const std::uint64_t count = outcome.bytes / engine.layout().record_size;
+  const std::uint64_t count = outcome.bytes / options.layout.record_size;
   // One round of all the keys, unless they were sorted in rounds.
   std::vector<std::uint64_t> round_keys{count};
   std::vector<double> round_seconds{outcome.times.sort};
@@ -74,9 +74,13 @@ JsonObject sort_stats_json(const SortOptions& options, const SortPlan& plan, con
       .add("command", "sort")
       .add("input", report.input_name)
       .add("output", options.output == "-" ? std::string("stdout") : options.output)
-      .add("key_type", key_type_name(options.type))
+      .add("key_type", options.layout.key().name())
+      .add("record_size", std::uint64_t(options.layout.record_size))
+      .add("key_offset", std::uint64_t(options.layout.key_offset))
+      .add("index_output", options.index_output)
       .add("order", options.order == SortOrder::ascending ? "ascending" : "descending")
       .add("keys", count)
+      .add("records", count)
       .add("bytes", outcome.bytes)
       .add("threads", report.threads)
       .add("engine", engine.name())

@@ -62,7 +62,7 @@ struct RecordLayout {
   [[nodiscard]] std::uint64_t whole_records(std::string_view name, std::uint64_t bytes) const {
     if (bytes % record_size != 0) {
       const std::string what = is_bare_key() ? std::string(key_type_name(key_type)) + " keys"
-                                             : std::to_string(record_size) + "-byte records";
+                                             : std::string("records");
       throw Error(std::string(name) + ": " + std::to_string(bytes) + " bytes are not a whole number of " + what +
                   " (" + std::to_string(record_size) + " bytes each)");
     }

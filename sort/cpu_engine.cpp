@@ -6,26 +6,42 @@
 
 namespace rmgsort {
 
-CpuEngine::CpuEngine(const RecordLayout& layout) : layout_(layout) {
-  RMGSORT_EXPECTS(layout.is_bare_key(), "the CPU engine sorts bare keys");
+CpuEngine::CpuEngine(const RecordLayout& layout, PositionSource positions) : layout_(layout) {
+  if (!layout.is_bare_key() || positions != PositionSource::none) tag_sorter_.emplace(layout, positions);
 }
 
 std::uint64_t CpuEngine::round_keys() const { return std::numeric_limits<std::uint64_t>::max(); }
 
 std::uint64_t CpuEngine::host_bytes_beside(std::uint64_t keys) const {
+  if (tag_sorter_) return tag_sorter_->host_bytes(keys) + radix_sort_scratch_bytes(KeyType::u64, keys);
   return radix_sort_scratch_bytes(layout_.key_type, keys);
 }
 
-void CpuEngine::allocate(std::uint64_t keys) {
-  scratch_ = HostBuffer(host_bytes_beside(keys));
-  scratch_keys_ = keys;
+std::uint64_t CpuEngine::output_bytes(std::uint64_t keys) const {
+  return tag_sorter_ ? tag_sorter_->output_bytes(keys) : 0;
 }
 
-void CpuEngine::sort(std::byte* keys, std::uint64_t count, SortOrder order) {
+void CpuEngine::allocate(std::uint64_t keys) {
+  scratch_keys_ = keys;
+  if (tag_sorter_) {
+    tag_sorter_->allocate(keys);
+    scratch_ = HostBuffer(radix_sort_scratch_bytes(KeyType::u64, keys));
+  } else {
+    scratch_ = HostBuffer(radix_sort_scratch_bytes(layout_.key_type, keys));
+  }
+}
+
+SortedRound CpuEngine::sort(std::byte* records, std::uint64_t count, SortOrder order) {
   RMGSORT_EXPECTS(count <= scratch_keys_, "the sort buffer holds the keys (allocate() first)");
+  if (tag_sorter_) {
+    return tag_sorter_->sort(records, count, order, [&](std::uint64_t* tags, std::uint64_t n) {
+      radix_sort(tags, n, SortOrder::ascending, scratch_.as<std::uint64_t>());
+    });
+  }
   visit_key_type(layout_.key_type, [&]<class T>(T) {
-    radix_sort(reinterpret_cast<T*>(keys), count, order, scratch_.as<T>());
+    radix_sort(reinterpret_cast<T*>(records), count, order, scratch_.as<T>());
   });
+  return SortedRound{{records, count * layout_.record_size}, {}};
 }
 
 }  // namespace rmgsort

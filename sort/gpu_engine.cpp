@@ -6,6 +6,7 @@
 
 #include "host/numa_placement.hpp"
 #include "io/host_buffer.hpp"
+#include "sort/record_tag_sorter.hpp"
 
 #if RMGSORT_WITH_CUDA
 #include "gpu/devices.hpp"
@@ -20,7 +21,11 @@ namespace {
 
 class InCoreEngine final : public SortEngine {
  public:
-  InCoreEngine(const RecordLayout& layout, InCorePlan plan) : layout_(layout), plan_(std::move(plan)) {
+  // Bare keys (without positions) are sorted as keys of their type; every other layout by tags,
+  // which the GPUs sort as u64 keys (`plan` is then a plan for u64 keys).
+  InCoreEngine(const RecordLayout& layout, PositionSource positions, InCorePlan plan)
+      : layout_(layout), plan_(std::move(plan)) {
+    if (!layout.is_bare_key() || positions != PositionSource::none) tag_sorter_.emplace(layout, positions);
     std::vector<int> nodes;
     for (int gpu : plan_.gpus) nodes.push_back(pci_device_numa_node(gpu_info(gpu).pci_bus_id));
     numa_ = choose_numa_placement(nodes, machine_numa_nodes());
@@ -32,19 +37,40 @@ class InCoreEngine final : public SortEngine {
   }
   const RecordLayout& layout() const override { return layout_; }
   std::uint64_t round_keys() const override { return plan_.round_keys; }
-  // The keys are sorted where they lie: nothing beside them on the host.
-  std::uint64_t host_bytes_beside(std::uint64_t) const override { return 0; }
+  // Bare keys are sorted where they lie: nothing beside them on the host. Records: their tags.
+  std::uint64_t host_bytes_beside(std::uint64_t keys) const override {
+    return tag_sorter_ ? tag_sorter_->host_bytes(keys) : 0;
+  }
+  std::uint64_t output_bytes(std::uint64_t keys) const override {
+    return tag_sorter_ ? tag_sorter_->output_bytes(keys) : 0;
+  }
+  // Records are not copied to the GPUs (their tags are): only bare keys are page-locked.
   void pin(std::byte* data, std::size_t bytes) override {
+    if (tag_sorter_) return;
     pinned_ = PinnedRegistration();  // first: a new range may share pages with the old one
     populate_pages(data, bytes, unsigned(tbb::this_task_arena::max_concurrency()));
     pinned_ = PinnedRegistration(data, bytes);
   }
   void place(std::byte* data, std::size_t bytes) const override { apply_numa_placement(numa_, data, bytes); }
-  // The devices' buffers were planned for round_keys() when the engine was chosen.
-  void allocate(std::uint64_t) override { sorter_ = std::make_unique<InCoreSorter>(plan_); }
-  void sort(std::byte* keys, std::uint64_t count, SortOrder order) override {
-    last_ = sorter_->sort(keys, count, order);
-    device_ms_.push_back(last_.total_ms);
+  // The devices' buffers were planned for round_keys() when the engine was chosen. The tags are
+  // page-locked once, placed like the keys.
+  void allocate(std::uint64_t keys) override {
+    sorter_ = std::make_unique<InCoreSorter>(plan_);
+    if (!tag_sorter_) return;
+    tag_sorter_->allocate(keys);
+    HostBuffer& tags = tag_sorter_->tags();
+    apply_numa_placement(numa_, tags.data(), tags.capacity());
+    populate_pages(tags.data(), tags.capacity(), unsigned(tbb::this_task_arena::max_concurrency()));
+    pinned_tags_ = PinnedRegistration(tags.data(), tags.capacity());
+  }
+  SortedRound sort(std::byte* records, std::uint64_t count, SortOrder order) override {
+    if (tag_sorter_) {
+      return tag_sorter_->sort(records, count, order, [&](std::uint64_t* tags, std::uint64_t n) {
+        sorted_on_gpus(reinterpret_cast<std::byte*>(tags), n, SortOrder::ascending);
+      });
+    }
+    sorted_on_gpus(records, count, order);
+    return SortedRound{{records, count * layout_.record_size}, {}};
   }
 
   std::vector<std::uint64_t> device_bytes_allocated() const override {
@@ -90,7 +116,14 @@ class InCoreEngine final : public SortEngine {
   }
 
  private:
+  void sorted_on_gpus(std::byte* keys, std::uint64_t count, SortOrder order) {
+    last_ = sorter_->sort(keys, count, order);
+    device_ms_.push_back(last_.total_ms);
+  }
+
   RecordLayout layout_;
+  std::optional<RecordTagSorter> tag_sorter_;
+  PinnedRegistration pinned_tags_;
   InCorePlan plan_;
   NumaPlacement numa_;
   PinnedRegistration pinned_;
@@ -101,25 +134,26 @@ class InCoreEngine final : public SortEngine {
 
 }  // namespace
 
-GpuEngineChooser gpu_engine_chooser(const RecordLayout& layout, std::vector<int> gpus,
-                                    std::optional<std::uint64_t> gpu_memory) {
-  RMGSORT_EXPECTS(layout.is_bare_key(), "the GPU engine sorts bare keys");
-  return [layout, gpus = std::move(gpus), gpu_memory](std::uint64_t keys,
-                                                      std::string& why_not) -> std::unique_ptr<SortEngine> {
+GpuEngineChooser gpu_engine_chooser(std::vector<int> gpus, std::optional<std::uint64_t> gpu_memory) {
+  return [gpus = std::move(gpus), gpu_memory](const RecordLayout& layout, PositionSource positions, std::uint64_t keys,
+                                              std::string& why_not) -> std::unique_ptr<SortEngine> {
+    // Records and positions: the GPUs sort the tags, u64 keys.
+    const KeyType sorted_type =
+        layout.is_bare_key() && positions == PositionSource::none ? layout.key_type : KeyType::u64;
     if (gpus.empty() || keys == 0) {
       why_not = gpus.empty() ? "no GPU selected" : "no keys";
       return nullptr;
     }
-    const InCorePlan largest = plan_in_core(layout.key_type, gpus, gpu_memory);
+    const InCorePlan largest = plan_in_core(sorted_type, gpus, gpu_memory);
     return std::make_unique<InCoreEngine>(
-        layout, plan_in_core_for(layout.key_type, gpus, std::min(keys, largest.round_keys), gpu_memory));
+        layout, positions, plan_in_core_for(sorted_type, gpus, std::min(keys, largest.round_keys), gpu_memory));
   };
 }
 
 #else
 
-GpuEngineChooser gpu_engine_chooser(const RecordLayout&, std::vector<int>, std::optional<std::uint64_t>) {
-  return [](std::uint64_t, std::string& why_not) -> std::unique_ptr<SortEngine> {
+GpuEngineChooser gpu_engine_chooser(std::vector<int>, std::optional<std::uint64_t>) {
+  return [](const RecordLayout&, PositionSource, std::uint64_t, std::string& why_not) -> std::unique_ptr<SortEngine> {
     why_not = "this rmgsort was built without CUDA";
     return nullptr;
   };

@@ -5,25 +5,9 @@
 #include "report/stopwatch.hpp"
 #include "host/order_check.hpp"
 #include "io/uring_writer.hpp"
+#include "sort/sorted_sink.hpp"
 
 namespace rmgsort {
-namespace {
-
-std::optional<std::uint64_t> disorder_in(KeyType type, const std::byte* keys, std::uint64_t count, SortOrder order) {
-  return visit_key_type(type, [&]<class T>(T) -> std::optional<std::uint64_t> {
-    if (auto at = find_disorder(reinterpret_cast<const T*>(keys), count, order)) return *at;
-    return std::nullopt;
-  });
-}
-
-// Why --verify fails, or "" when the keys are in order and a permutation of the input.
-std::string describe_failure(std::optional<std::uint64_t> disorder, bool same_checksum) {
-  if (disorder) return "key " + std::to_string(*disorder) + " is out of order";
-  if (!same_checksum) return "the sorted keys are not a permutation of the input";
-  return "";
-}
-
-}  // namespace
 
 SortOutcome sort_in_memory(SortEngine& engine, KeysInMemory& keys, const SortRun& run) {
   const RecordLayout& layout = engine.layout();
@@ -35,18 +19,27 @@ SortOutcome sort_in_memory(SortEngine& engine, KeysInMemory& keys, const SortRun
   allocate_engine(engine, count, phase, outcome.times, &progress);
   const std::string devices = engine.devices();
   progress.phase(devices.empty() ? std::string("sorting") : "sorting on " + devices, 0);
-  engine.sort(keys.keys.data(), count, run.order);
+  const SortedRound sorted = engine.sort(keys.keys.data(), count, run.order);
   outcome.times.sort = phase.lap();
   if (run.verify) {
     progress.phase("verifying", 0);
+    OrderChecker order(layout, run.order);
+    order.feed(sorted.records.data(), sorted.records.size());
     outcome.verify_failure =
-        describe_failure(disorder_in(layout.key_type, keys.keys.data(), count, run.order),
-                         checksum_keys(keys.keys.data(), keys.bytes, layout.record_size) == keys.checksum);
+        verify_failure(layout, order.first_disorder(),
+                       verify_checksum(layout, sorted.records.data(), sorted.records.size()) == keys.checksum);
     outcome.times.verify = phase.lap();
     if (!outcome.verify_failure.empty()) return outcome;
   }
-  progress.phase("writing " + run.output_name, 0);
-  write_file(run.output_fd, run.output_name, keys.keys.data(), keys.bytes, WriteOptions{});
+  if (run.output_fd >= 0) {
+    progress.phase("writing " + run.output_name, 0);
+    write_file(run.output_fd, run.output_name, sorted.records.data(), sorted.records.size(), WriteOptions{});
+  }
+  if (run.index_fd >= 0) {
+    progress.phase("writing " + run.index_name, 0);
+    const auto positions = std::as_bytes(sorted.positions);
+    write_file(run.index_fd, run.index_name, positions.data(), positions.size(), WriteOptions{});
+  }
   outcome.times.write = phase.lap();
   return outcome;
 }

@@ -4,6 +4,7 @@
 
 #include "io/read_stream.hpp"
 #include "io/uring_reader.hpp"
+#include "sort/sorted_sink.hpp"
 
 namespace rmgsort {
 
@@ -29,12 +30,14 @@ KeysInMemory read_file_keys(const SortPlan& plan, const InputFile& input, SortOr
                                     [&](std::uint64_t offset, const std::byte* block, std::size_t length) {
                                       progress.advance(length);
                                       if (read.top_digits) read.top_digits->add_bytes(offset, block, length);
-                                      if (!verify) return;
+                                      if (!verify || !layout.is_bare_key()) return;
                                       const KeyChecksum sum = checksum_keys(block, length, width);
                                       std::lock_guard lock(checksum_mutex);
                                       read.checksum += sum;
                                     });
   read.direct = stats.direct;
+  // Blocks need not end on a record: records' checksum is taken over the whole buffer, once read.
+  if (verify && !layout.is_bare_key()) read.checksum = verify_checksum(layout, read.keys.data(), read.bytes);
   if (read.top_digits) read.top_digits->finish();
   return read;
 }
@@ -48,7 +51,7 @@ KeysInMemory read_stream_keys(const InputFile& input, std::uint64_t host_memory,
 
 void prepare_stream_keys(const SortPlan& plan, KeysInMemory& keys, bool verify) {
   if (!keys.complete) return;
-  if (verify) keys.checksum = checksum_keys(keys.keys.data(), keys.bytes, plan.engine->layout().record_size);
+  if (verify) keys.checksum = verify_checksum(plan.engine->layout(), keys.keys.data(), keys.bytes);
   if (plan.path == SortPath::in_memory) plan.engine->pin(keys.keys.data(), keys.keys.capacity());
 }
 

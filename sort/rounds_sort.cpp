@@ -37,7 +37,7 @@ RoundsReport sort_in_rounds(KeyType type, const std::byte* input, std::byte* par
 
 SortOutcome sort_in_memory_rounds(SortEngine& engine, KeysInMemory& keys, const SortRun& run) {
   const RecordLayout& layout = engine.layout();
-  RMGSORT_EXPECTS(layout.is_bare_key(), "rounds of bare keys");
+  RMGSORT_EXPECTS(layout.is_bare_key() && engine.output_bytes(1) == 0, "rounds of bare keys, sorted in place");
   const std::uint64_t count = keys.bytes / layout.record_size;
   Progress& progress = *run.progress;
   SortOutcome outcome;
@@ -51,12 +51,12 @@ SortOutcome sort_in_memory_rounds(SortEngine& engine, KeysInMemory& keys, const 
   engine.place(partitioned.data(), partitioned.capacity());
   allocate_engine(engine, engine.round_keys(), phase, outcome.times, &progress);
   progress.phase("partitioning into rounds", 0);
-  SortedSink sink(run.output_fd, run.output_name, keys.bytes, layout.key_type, run.order, run.verify, progress);
+  SortedSink sink(run, layout, count);
   const std::string devices = engine.devices();
   outcome.rounds = sort_in_rounds(
       layout.key_type, keys.keys.data(), partitioned.data(), count, run.order, engine.round_keys(),
-      [&](std::byte* round, std::uint64_t n) { engine.sort(round, n, run.order); },
-      [&](std::span<const std::byte> round) { sink(round); },
+      [&](std::byte* round, std::uint64_t n) { (void)engine.sort(round, n, run.order); },  // in place
+      [&](std::span<const std::byte> round) { sink(SortedRound{round, {}}); },
       // The input is partitioned: its memory goes back before the output's pages are written (a
       // machine whose memory grows as it is touched spent ~3 s per 8 GB on fresh pages).
       [&] { keys.keys = HostBuffer(); },

@@ -1,11 +1,18 @@
-// What sorts the keys: the CPU (sort/cpu_engine.hpp) or the GPUs (sort/gpu_engine.hpp), behind one
+// What sorts the records: the CPU (sort/cpu_engine.hpp) or the GPUs (sort/gpu_engine.hpp), behind one
 // interface, so that the plan (sort/sort_plan.hpp) and the drivers never ask which one it is. An
-// engine sorts at most round_keys() keys at once, in place, in host memory it is given; beside them
-// it needs host_bytes_beside() (the CPU's radix sort buffer), which the plan counts in the budget.
+// engine sorts at most round_keys() records at once, from host memory it is given; beside them it
+// needs host_bytes_beside() (the CPU's radix sort buffer, the record tags), which the plan counts in
+// the budget.
+//
+// Bare number keys are sorted in place. Every other layout, and bare keys whose input positions are
+// wanted (--index-output), are sorted through record tags (host/record_tags.hpp) and gathered into
+// one of the engine's two output buffers, used in turn: a sorted round stays untouched until the
+// next round has been sorted too, so the writer can write one while the next sorts.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,6 +23,17 @@
 
 namespace rmgsort {
 
+// Where a sort() left its records, and their input positions when the engine reports them.
+struct SortedRound {
+  std::span<const std::byte> records;        // count records of the user's layout
+  std::span<const std::uint64_t> positions;  // count positions, or empty (PositionSource::none)
+};
+
+// Where the positions of --index-output come from: none; the records' places in the sort's input
+// (a sort of the whole input); or a u64 appended to every record by the spill pass that read it
+// (the engine's layout is then the user's with_position(), and the gather strips it).
+enum class PositionSource { none, sort_input, appended };
+
 class SortEngine {
  public:
   virtual ~SortEngine() = default;
@@ -24,12 +42,15 @@ class SortEngine {
   [[nodiscard]] virtual std::string_view name() const = 0;
   // What the progress line says the keys are sorted on ("2 GPUs"); "" on the CPU.
   [[nodiscard]] virtual std::string devices() const = 0;
-  // The records it sorts.
+  // The records it sorts (with PositionSource::appended: the user's, with the position appended).
   [[nodiscard]] virtual const RecordLayout& layout() const = 0;
-  // The most keys one sort() takes (the CPU: any number).
+  // The most records one sort() takes (the CPU: any number).
   [[nodiscard]] virtual std::uint64_t round_keys() const = 0;
-  // Host memory a sort of `keys` keys needs besides the keys themselves, in bytes; linear in `keys`.
+  // Host memory a sort of `keys` records needs besides the records themselves and the output
+  // buffers, in bytes; linear in `keys`.
   [[nodiscard]] virtual std::uint64_t host_bytes_beside(std::uint64_t keys) const = 0;
+  // Host memory of one output buffer for `keys` records (0 when the engine sorts in place).
+  [[nodiscard]] virtual std::uint64_t output_bytes(std::uint64_t keys) const = 0;
 
   // Places host memory that is not touched yet where the engine reads it best (the GPUs' NUMA
   // node(s)); nothing on the CPU.
@@ -37,11 +58,13 @@ class SortEngine {
   // Page-locks the memory the next sorts take their keys from (replacing what was pinned before);
   // memory not pinned sorts too. Nothing on the CPU.
   virtual void pin(std::byte* data, std::size_t bytes) = 0;
-  // Allocates what sorts of up to `keys` keys (at most round_keys()) need: the devices' buffers, or
-  // the CPU's sort buffer (host_bytes_beside(keys)). Called once, before the first sort().
+  // Allocates what sorts of up to `keys` records (at most round_keys()) need: the devices' buffers,
+  // the CPU's sort buffer, the tags (host_bytes_beside(keys)). Called once, before the first sort().
+  // The output buffers are allocated by the first two sorts that need them.
   virtual void allocate(std::uint64_t keys) = 0;
-  // Sorts keys[0, count) in place, count <= the keys given to allocate().
-  virtual void sort(std::byte* keys, std::uint64_t count, SortOrder order) = 0;
+  // Sorts records[0, count) in `order`, count <= the keys given to allocate(); stable. `records`
+  // may be reordered (it is the sort's work space).
+  virtual SortedRound sort(std::byte* records, std::uint64_t count, SortOrder order) = 0;
 
   // The device memory allocate() took on each GPU, in the order of the selected GPUs (zeros before
   // it was called; [] on the CPU). Everything is allocated once, so this is also each GPU's peak.

@@ -21,17 +21,35 @@ std::string bytes_exactly(std::uint64_t bytes) {
   return format_bytes(bytes) + " (" + std::to_string(bytes) + " bytes)";
 }
 
-// The GPUs when they take `keys` keys, else the CPU, and why.
-SortPlan with_engine(const PlanRequest& request, std::uint64_t keys) {
+// Records of any layout but a bare key, and every sort whose positions are written, go through
+// record tags (sort/sort_engine.hpp).
+bool sorts_records(const PlanRequest& request) { return !request.layout.is_bare_key() || request.positions; }
+
+// The GPUs when they take `keys` records of `layout`, else the CPU, and why.
+SortPlan with_engine(const PlanRequest& request, const RecordLayout& layout, PositionSource positions,
+                     std::uint64_t keys) {
   SortPlan plan;
-  if (request.choose_gpus) plan.engine = request.choose_gpus(keys, plan.cpu_because);
+  if (request.choose_gpus) plan.engine = request.choose_gpus(layout, positions, keys, plan.cpu_because);
   if (plan.engine) {
     plan.cpu_because.clear();
   } else {
-    plan.engine = std::make_unique<CpuEngine>(request.layout);
+    plan.engine = std::make_unique<CpuEngine>(layout, positions);
   }
+  plan.positions = positions;
   plan.memory.limit = request.host_memory;
   return plan;
+}
+
+SortPlan with_engine(const PlanRequest& request, std::uint64_t keys) {
+  return with_engine(request, request.layout, request.positions ? PositionSource::sort_input : PositionSource::none,
+                     keys);
+}
+
+// Records sorted in rounds (spill_sort's passes): the engine for them, whose records carry their
+// input positions when those are written.
+SortPlan with_round_engine(const PlanRequest& request, std::uint64_t keys) {
+  if (!request.positions) return with_engine(request, request.layout, PositionSource::none, keys);
+  return with_engine(request, request.layout.with_position(), PositionSource::appended, keys);
 }
 
 // `keys` keys (`bytes`) in memory: sorted at once when the engine takes them all (with its buffer
@@ -39,6 +57,7 @@ SortPlan with_engine(const PlanRequest& request, std::uint64_t keys) {
 void plan_in_memory(SortPlan& plan, std::uint64_t bytes, std::uint64_t keys) {
   const SortEngine& engine = *plan.engine;
   plan.memory.input = bytes;
+  plan.memory.outputs = engine.output_bytes(keys);
   if (keys > engine.round_keys()) {
     plan.path = SortPath::rounds;
     plan.round_keys = engine.round_keys();
@@ -56,12 +75,12 @@ void plan_in_memory(SortPlan& plan, std::uint64_t bytes, std::uint64_t keys) {
 void plan_spill(SortPlan& plan, const PlanRequest& request, std::uint64_t prefix_bytes) {
   const SortEngine& engine = *plan.engine;
   const std::uint64_t host_memory = request.host_memory;
-  const std::size_t width = request.layout.record_size;
+  const std::size_t width = engine.layout().record_size;
   const std::size_t chunk_bytes = std::clamp<std::size_t>(std::size_t(host_memory / 16) / 4096 * 4096,
                                                           kMinSpillChunkBytes, kMaxSpillChunkBytes);
   const std::uint64_t chunks = kSpillChunksHeld * chunk_bytes;
   const std::uint64_t left = host_memory > chunks ? host_memory - chunks : 0;
-  const std::uint64_t bytes_per_key = 2 * width + engine.host_bytes_beside(1);
+  const std::uint64_t bytes_per_key = 2 * width + engine.host_bytes_beside(1) + 2 * engine.output_bytes(1);
   const std::uint64_t round_keys = std::min(left / bytes_per_key, engine.round_keys());
   if (round_keys == 0)
     throw Error(request.input_name + ": --host-memory " + bytes_exactly(host_memory) +
@@ -76,6 +95,20 @@ void plan_spill(SortPlan& plan, const PlanRequest& request, std::uint64_t prefix
   plan.memory.sort_scratch = engine.host_bytes_beside(round_keys);
   plan.memory.round_buffers = 2 * round_keys * width;
   plan.memory.spill_chunks = chunks;
+  plan.memory.outputs = 2 * engine.output_bytes(round_keys);
+}
+
+// Records of a file of `keys` records that one sort of the engine does not take (or whose sort
+// does not fit --host-memory): spill_sort's passes, the spill file in memory when it fits beside
+// the rounds, else in --temp-dir.
+void plan_record_rounds(SortPlan& plan, const PlanRequest& request, std::uint64_t keys) {
+  plan = with_round_engine(request, keys);
+  plan_spill(plan, request, 0);
+  const std::uint64_t spilled = keys * plan.engine->layout().record_size;
+  if (plan.memory.peak() + spilled <= request.host_memory) {
+    plan.spill_in_memory = true;
+    plan.memory.spill_memory = spilled;
+  }
 }
 
 }  // namespace
@@ -90,8 +123,8 @@ std::string_view sort_path_name(SortPath path) {
 }
 
 std::uint64_t HostMemoryBudget::peak() const {
-  const std::uint64_t sorting = partition + sort_scratch + round_buffers;
-  return spill_chunks + (round_buffers == 0 ? input + sorting : std::max(input, sorting));
+  const std::uint64_t sorting = partition + sort_scratch + round_buffers + outputs;
+  return spill_chunks + spill_memory + (round_buffers == 0 ? input + sorting : std::max(input, sorting));
 }
 
 JsonObject SortPlan::json() const {
@@ -101,12 +134,18 @@ JsonObject SortPlan::json() const {
       .add("cpu_because", cpu_because)
       .add("round_keys", round_keys)
       .add("spill_chunk_bytes", std::uint64_t(spill_chunk_bytes))
+      .add("spill_in_memory", spill_in_memory)
+      .add("positions", positions == PositionSource::none       ? "none"
+                        : positions == PositionSource::sort_input ? "sort_input"
+                                                                  : "appended")
       .add("host_memory", JsonObject()
                               .add("input_bytes", memory.input)
                               .add("partition_bytes", memory.partition)
                               .add("sort_scratch_bytes", memory.sort_scratch)
                               .add("round_buffers_bytes", memory.round_buffers)
                               .add("spill_chunks_bytes", memory.spill_chunks)
+                              .add("outputs_bytes", memory.outputs)
+                              .add("spill_memory_bytes", memory.spill_memory)
                               .add("peak_bytes", memory.peak())
                               .add("limit_bytes", memory.limit));
 }
@@ -117,6 +156,12 @@ SortPlan plan_file(const PlanRequest& request, std::uint64_t bytes) {
   const std::uint64_t keys = request.layout.whole_records(request.input_name, bytes);
   SortPlan plan = with_engine(request, keys);
   plan_in_memory(plan, bytes, keys);
+  if (sorts_records(request)) {
+    // Records are not partitioned in memory: what one sort does not take goes through spill_sort.
+    if (plan.path == SortPath::rounds || plan.memory.peak() > request.host_memory)
+      plan_record_rounds(plan, request, keys);
+    return plan;
+  }
   if (plan.memory.peak() > request.host_memory) plan_spill(plan, request, 0);
   return plan;
 }
@@ -124,7 +169,8 @@ SortPlan plan_file(const PlanRequest& request, std::uint64_t bytes) {
 SortPlan plan_stream(const PlanRequest& request, std::uint64_t prefix_bytes, bool complete) {
   if (!complete) {
     // Its length is unknown: the GPUs are planned for their largest round.
-    SortPlan plan = with_engine(request, std::numeric_limits<std::uint64_t>::max());
+    SortPlan plan = sorts_records(request) ? with_round_engine(request, std::numeric_limits<std::uint64_t>::max())
+                                           : with_engine(request, std::numeric_limits<std::uint64_t>::max());
     plan_spill(plan, request, prefix_bytes);
     return plan;
   }
@@ -132,6 +178,11 @@ SortPlan plan_stream(const PlanRequest& request, std::uint64_t prefix_bytes, boo
   const std::uint64_t keys = request.layout.whole_records(request.input_name, prefix_bytes);
   SortPlan plan = with_engine(request, keys);
   plan_in_memory(plan, prefix_bytes, keys);
+  if (sorts_records(request) && (plan.path == SortPath::rounds || plan.memory.peak() > request.host_memory)) {
+    // The prefix leads spill_sort's pass (its spill file in --temp-dir: planned like a stream's).
+    plan = with_round_engine(request, keys);
+    plan_spill(plan, request, prefix_bytes);
+  }
   return plan;
 }
 

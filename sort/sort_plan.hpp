@@ -8,6 +8,12 @@
 //   in memory   the keys (input) and, on the CPU, the radix sort buffer (sort_scratch);
 //   rounds      the keys (input) and the buffer they are partitioned into (partition), when they do
 //               not fit one sort of the engine;
+//   records     (any layout but a bare key, or --index-output): the records (input), the engine's
+//               tags beside them (sort_scratch; the CPU's radix buffer of the tags too) and one
+//               output buffer the records are gathered into (outputs), when one sort takes them all;
+//               else the spill path below, its spill file in memory (spill_memory: every record,
+//               with its position appended for --index-output) when that fits H, and two output
+//               buffers beside its round buffers.
 //   spill       when the in-memory budget exceeds --host-memory H: spill_sort's chunks (5 chunks of
 //               C = H / 16, 4 KiB to 64 MiB: sort/spill_sort.hpp lists them), two round buffers
 //               (the writer writes one while the next round sorts) and the engine's sort buffer for
@@ -39,6 +45,8 @@ struct HostMemoryBudget {
   std::uint64_t sort_scratch = 0;   // the engine's buffer beside the keys of its largest sort
   std::uint64_t round_buffers = 0;  // spill: two rounds
   std::uint64_t spill_chunks = 0;   // spill: spill_sort's chunks, at most 5 at any time
+  std::uint64_t outputs = 0;        // records: the engine's output buffers (one in memory, two in rounds)
+  std::uint64_t spill_memory = 0;   // records in rounds: the spill file kept in memory
   std::uint64_t limit = 0;          // --host-memory
 
   // The most held at once: a stream's prefix is let go before a spill's round buffers exist.
@@ -48,9 +56,10 @@ struct HostMemoryBudget {
 // What a plan is made from besides the input's size.
 struct PlanRequest {
   RecordLayout layout;
+  bool positions = false;          // --index-output: the records' input positions are written too
   std::string input_name;          // as errors name the input
   std::uint64_t host_memory = 0;   // --host-memory
-  GpuEngineChooser choose_gpus;    // the GPUs' engine for a number of keys, or nullptr and why not
+  GpuEngineChooser choose_gpus;    // the GPUs' engine for a number of records, or nullptr and why not
 };
 
 struct SortPlan {
@@ -59,6 +68,8 @@ struct SortPlan {
   std::string cpu_because;          // why the CPU sorts; "" on the GPUs
   std::uint64_t round_keys = 0;     // the most keys one sort takes (in memory: the input's keys)
   std::size_t spill_chunk_bytes = 0;  // spill: the streaming pass's read size
+  bool spill_in_memory = false;     // spill: the spill file is anonymous memory, not in --temp-dir
+  PositionSource positions = PositionSource::none;  // where --index-output's positions come from
   HostMemoryBudget memory;
 
   // --stats "plan": the path, the engine, each budget part and the limit.

@@ -18,8 +18,10 @@ namespace rmgsort {
 struct SortRun {
   SortOrder order = SortOrder::ascending;
   bool verify = false;       // check order and checksum before anything is committed
-  int output_fd = -1;        // where the sorted keys are written
+  int output_fd = -1;        // where the sorted records are written; -1: nowhere (--index-output alone)
   std::string output_name;   // the output as the writers name it in their errors
+  int index_fd = -1;         // --index-output: where the records' input positions are written; -1: none
+  std::string index_name;
   Progress* progress = nullptr;
 };
 

@@ -1,51 +1,74 @@
-// Where sorted keys go, round by round in order: checked when --verify asks (order across rounds,
-// and a checksum compared with the input's at the end) and written by a ChunkWriter, whose write of
-// one round runs while the next one is sorted.
+// Where sorted records go, round by round in order: checked when --verify asks (order across rounds,
+// and a checksum of whole records compared with the input's at the end) and written by ChunkWriters
+// (the records to the output, their input positions to --index-output), whose write of one round
+// runs while the next one is sorted.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 
-#include "report/progress.hpp"
+#include "core/record_layout.hpp"
 #include "host/checksum.hpp"
 #include "host/order_check.hpp"
 #include "io/uring_writer.hpp"
+#include "report/progress.hpp"
+#include "sort/sort_engine.hpp"
+#include "sort/sort_run.hpp"
 
 namespace rmgsort {
 
+// The checksum --verify compares: of whole records (bare keys: of the keys, as always).
+[[nodiscard]] inline KeyChecksum verify_checksum(const RecordLayout& layout, const std::byte* data, std::uint64_t bytes) {
+  return layout.is_bare_key() ? checksum_keys(data, bytes, layout.record_size)
+                              : checksum_records(data, bytes, layout.record_size);
+}
+
+// Why --verify fails, or "" when the records are in order and a permutation of the input.
+[[nodiscard]] inline std::string verify_failure(const RecordLayout& layout, std::optional<std::uint64_t> disorder,
+                                                bool same_checksum) {
+  const char* what = layout.is_bare_key() ? "key" : "record";
+  if (disorder) return std::string(what) + " " + std::to_string(*disorder) + " is out of order";
+  if (!same_checksum) return std::string("the sorted ") + what + "s are not a permutation of the input";
+  return "";
+}
+
 class SortedSink {
  public:
-  // EXPECTED_BYTES (0: unknown) is preallocated on a regular output.
-  SortedSink(int fd, const std::string& name, std::uint64_t expected_bytes, KeyType type, SortOrder order,
-             bool verify, Progress& progress)
-      : writer_(fd, name, WriteOptions{}, expected_bytes), order_check_(type, order), width_(key_width(type)),
-        verify_(verify), progress_(progress) {}
+  // Records of LAYOUT (the user's); EXPECTED_RECORDS (0: unknown) sizes the outputs of a regular file.
+  SortedSink(const SortRun& run, const RecordLayout& layout, std::uint64_t expected_records)
+      : layout_(layout), order_check_(layout, run.order), verify_(run.verify), progress_(*run.progress) {
+    if (run.output_fd >= 0)
+      records_.emplace(run.output_fd, run.output_name, WriteOptions{}, expected_records * layout.record_size);
+    if (run.index_fd >= 0) positions_.emplace(run.index_fd, run.index_name, WriteOptions{}, expected_records * 8);
+  }
 
   // ROUND must stay unchanged until the next call or finish() returns.
-  void operator()(std::span<const std::byte> round) {
+  void operator()(const SortedRound& round) {
     if (verify_) {
-      order_check_.feed(round.data(), round.size());
-      checksum_ += checksum_keys(round.data(), round.size(), width_);
+      order_check_.feed(round.records.data(), round.records.size());
+      checksum_ += verify_checksum(layout_, round.records.data(), round.records.size());
     }
-    writer_.append(round);
-    progress_.advance(round.size());
+    if (records_) records_->append(round.records);
+    if (positions_) positions_->append(std::as_bytes(round.positions));
+    progress_.advance(round.records.size());
   }
 
   // Waits for the writes; returns why --verify fails ("" when it passes or was not asked for).
   std::string finish(const KeyChecksum& input_checksum) {
-    writer_.finish();
+    if (records_) records_->finish();
+    if (positions_) positions_->finish();
     if (!verify_) return "";
-    if (const auto at = order_check_.first_disorder()) return "key " + std::to_string(*at) + " is out of order";
-    if (checksum_ != input_checksum) return "the sorted keys are not a permutation of the input";
-    return "";
+    return verify_failure(layout_, order_check_.first_disorder(), checksum_ == input_checksum);
   }
 
  private:
-  ChunkWriter writer_;
+  RecordLayout layout_;
+  std::optional<ChunkWriter> records_;
+  std::optional<ChunkWriter> positions_;
   OrderChecker order_check_;
   KeyChecksum checksum_;
-  std::size_t width_;
   bool verify_;
   Progress& progress_;
 };

@@ -50,8 +50,7 @@ SortOutcome sort_through_spill(SortPlan& plan, const InputFile& input, HostBuffe
   Progress& progress = *run.progress;
   SortOutcome outcome;
   Stopwatch phase;
-  SortedSink sink(run.output_fd, run.output_name, input.regular ? input.size : 0, layout.key_type, run.order,
-                  run.verify, progress);
+  SortedSink sink(run, layout, input.regular ? input.size / layout.record_size : 0);
   KeyChecksum input_checksum;
   RoundMemory round_memory(plan, prefix, outcome.times);
   SpillJob job;
@@ -75,8 +74,8 @@ SortOutcome sort_through_spill(SortPlan& plan, const InputFile& input, HostBuffe
     progress.rounds(done, total);
   };
   job.round_buffers = [&] { return round_memory(); };
-  job.sort_round = [&](std::byte* keys, std::uint64_t count) { engine.sort(keys, count, run.order); };
-  job.sorted = [&](std::span<const std::byte> round) { sink(round); };
+  job.sort_round = [&](std::byte* keys, std::uint64_t count) { (void)engine.sort(keys, count, run.order); };
+  job.sorted = [&](std::span<const std::byte> round) { sink(SortedRound{round, {}}); };
   progress.phase("spilling " + input.display_name() + " to " + job.temp_dir, input.regular ? input.size : 0);
   SpillSource source{&input, prefix.bytes()};
   outcome.spill = spill_sort(job, source);

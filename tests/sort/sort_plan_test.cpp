@@ -18,29 +18,39 @@ constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
 
 class FakeGpus final : public SortEngine {
  public:
-  FakeGpus(const RecordLayout& layout, std::uint64_t round_keys) : layout_(layout), round_keys_(round_keys) {}
+  // Records (any layout but a bare key, or positions wanted) as the GPU engine sorts them: tags
+  // beside them, gathered into output buffers.
+  FakeGpus(const RecordLayout& layout, std::uint64_t round_keys, PositionSource positions = PositionSource::none)
+      : layout_(layout), round_keys_(round_keys), tags_(!layout.is_bare_key() || positions != PositionSource::none),
+        positions_(positions) {}
   std::string_view name() const override { return "gpu"; }
   std::string devices() const override { return "1 GPU"; }
   const RecordLayout& layout() const override { return layout_; }
   std::uint64_t round_keys() const override { return round_keys_; }
-  std::uint64_t host_bytes_beside(std::uint64_t) const override { return 0; }
+  std::uint64_t host_bytes_beside(std::uint64_t keys) const override { return tags_ ? 8 * keys : 0; }
+  std::uint64_t output_bytes(std::uint64_t keys) const override {
+    return tags_ ? keys * layout_.record_size : 0;
+  }
   void place(std::byte*, std::size_t) const override {}
   void pin(std::byte*, std::size_t) override {}
   void allocate(std::uint64_t) override {}
-  void sort(std::byte*, std::uint64_t, SortOrder) override {}
+  SortedRound sort(std::byte*, std::uint64_t, SortOrder) override { return {}; }
   std::vector<std::uint64_t> device_bytes_allocated() const override { return {0}; }
   JsonObject stats() const override { return JsonObject(); }
 
  private:
   RecordLayout layout_;
   std::uint64_t round_keys_;
+  bool tags_;
+  PositionSource positions_;
 };
 
 const RecordLayout kU64 = RecordLayout::bare_key(KeyType::u64);
 
 // The CPU only: no GPU selected.
 PlanRequest cpu_request(std::uint64_t host_memory) {
-  return PlanRequest{kU64, "in.u64", host_memory, [](std::uint64_t, std::string& why_not) {
+  return PlanRequest{kU64, false, "in.u64", host_memory,
+                     [](const RecordLayout&, PositionSource, std::uint64_t, std::string& why_not) {
                        why_not = "no GPU selected";
                        return std::unique_ptr<SortEngine>();
                      }};
@@ -48,10 +58,11 @@ PlanRequest cpu_request(std::uint64_t host_memory) {
 
 // Fake GPUs that sort at most round_keys keys at once; `asked` records the keys each choice was for.
 PlanRequest gpu_request(std::uint64_t host_memory, std::uint64_t round_keys, std::vector<std::uint64_t>* asked) {
-  return PlanRequest{kU64, "in.u64", host_memory,
-                     [round_keys, asked](std::uint64_t keys, std::string&) -> std::unique_ptr<SortEngine> {
+  return PlanRequest{kU64, false, "in.u64", host_memory,
+                     [round_keys, asked](const RecordLayout& layout, PositionSource positions, std::uint64_t keys,
+                                         std::string&) -> std::unique_ptr<SortEngine> {
                        if (asked) asked->push_back(keys);
-                       return std::make_unique<FakeGpus>(kU64, round_keys);
+                       return std::make_unique<FakeGpus>(layout, round_keys, positions);
                      }};
 }
 
@@ -180,6 +191,83 @@ TEST(SortPlanTest, JsonNamesThePathTheEngineEachPartAndTheLimit) {
         "\"sort_scratch_bytes\":0", "\"round_buffers_bytes\":0", "\"spill_chunks_bytes\":0",
         "\"peak_bytes\":67108864", "\"limit_bytes\":67108864"})
     EXPECT_NE(json.find(member), std::string::npos) << member << " in " << json;
+}
+
+}  // namespace
+}  // namespace rmgsort
+
+namespace rmgsort {
+namespace {
+
+// 100-byte records with a bytes:10 key at offset 0 (the Sort Benchmark's layout).
+const RecordLayout kRecords = RecordLayout::of(KeySpec{KeyType::bytes, 10}, 100, 0);
+
+PlanRequest records_request(std::uint64_t host_memory, std::uint64_t round_keys, bool positions,
+                            const RecordLayout& layout = kRecords) {
+  PlanRequest request = round_keys == 0 ? cpu_request(host_memory) : gpu_request(host_memory, round_keys, nullptr);
+  request.layout = layout;
+  request.positions = positions;
+  return request;
+}
+
+TEST(SortPlanTest, RecordsInMemoryCountTheirTagsTheRadixBufferAndOneOutput) {
+  const std::uint64_t records = 1000;
+  const SortPlan plan = plan_file(records_request(64 * kMiB, 0, false), records * 100);
+  EXPECT_EQ(plan.path, SortPath::in_memory);
+  EXPECT_EQ(plan.engine->name(), "cpu");
+  EXPECT_EQ(plan.positions, PositionSource::none);
+  EXPECT_EQ(plan.memory.input, records * 100);
+  EXPECT_EQ(plan.memory.sort_scratch, 16 * records);  // the tags and the radix sort's buffer of them
+  EXPECT_EQ(plan.memory.outputs, records * 100);
+  EXPECT_EQ(plan.memory.peak(), 2 * records * 100 + 16 * records);
+}
+
+TEST(SortPlanTest, BareKeysWithPositionsAreSortedAsRecordsWithTheirPlacesInTheInput) {
+  const std::uint64_t keys = 1000;
+  const SortPlan plan = plan_file(records_request(64 * kMiB, 0, true, kU64), keys * 8);
+  EXPECT_EQ(plan.path, SortPath::in_memory);
+  EXPECT_EQ(plan.positions, PositionSource::sort_input);
+  EXPECT_EQ(plan.engine->layout().record_size, 8u);
+  EXPECT_EQ(plan.memory.outputs, keys * 8);
+}
+
+TEST(SortPlanTest, RecordsBeyondOneGpuSortGoThroughASpillFileInMemoryWhenItFits) {
+  const std::uint64_t records = 100000;  // 10 MB; the GPUs take 1000 a round
+  const SortPlan plan = plan_file(records_request(256 * kMiB, 1000, false), records * 100);
+  EXPECT_EQ(plan.path, SortPath::spill);
+  EXPECT_TRUE(plan.spill_in_memory);
+  EXPECT_EQ(plan.memory.spill_memory, records * 100);
+  EXPECT_EQ(plan.round_keys, 1000u);
+  EXPECT_EQ(plan.memory.outputs, 2 * 1000 * 100u);
+  EXPECT_LE(plan.memory.peak(), 256 * kMiB);
+}
+
+TEST(SortPlanTest, RecordsInRoundsCarryTheirPositionsAppended) {
+  const std::uint64_t records = 100000;
+  const SortPlan plan = plan_file(records_request(256 * kMiB, 1000, true), records * 100);
+  EXPECT_EQ(plan.path, SortPath::spill);
+  EXPECT_EQ(plan.positions, PositionSource::appended);
+  EXPECT_EQ(plan.engine->layout().record_size, 108u);
+  EXPECT_EQ(plan.memory.spill_memory, records * 108);
+}
+
+TEST(SortPlanTest, RecordsBeyondHostMemorySpillToTheTempDir) {
+  const std::uint64_t records = 1000000;  // 100 MB in 16 MiB
+  const SortPlan plan = plan_file(records_request(16 * kMiB, 0, false), records * 100);
+  EXPECT_EQ(plan.path, SortPath::spill);
+  EXPECT_FALSE(plan.spill_in_memory);
+  EXPECT_EQ(plan.memory.spill_memory, 0u);
+  EXPECT_LE(plan.memory.peak(), 16 * kMiB);
+  EXPECT_GT(plan.round_keys, 0u);
+}
+
+TEST(SortPlanTest, AFileOfCutRecordsIsRefusedNamingItsSizeAndTheRecordSize) {
+  try {
+    (void)plan_file(records_request(64 * kMiB, 0, false), 1050);
+    FAIL() << "a cut record was accepted";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "in.u64: 1050 bytes are not a whole number of records (100 bytes each)");
+  }
 }
 
 }  // namespace
