@@ -156,7 +156,7 @@ int run(int argc, char** argv) {
   }
   const RecordLayout layout = RecordLayout::of(KeySpec{KeyType::u64, 8}, sizeof(Record), 0);
   for (int g : gpu_counts) {
-    std::vector<int> gpus(std::size_t(g));
+    std::vector<int> gpus(static_cast<std::size_t>(g));
     for (int d = 0; d < g; ++d) gpus[std::size_t(d)] = d;
     std::string why_not;
     auto engine = gpu_engine_chooser(gpus, std::nullopt)(layout, PositionSource::none, n, why_not);
