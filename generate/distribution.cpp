@@ -144,7 +144,20 @@ std::string distribution_help() {
          "                 signalling NaNs of both signs, +-inf, +-0, smallest and largest denormals\n"
          "                 and smallest normals of both signs, lowest, max, epsilon, 1, -1.\n"
          "                 integers: min, min+1, -1 (signed), 0, 1, max-1, max, and the values either\n"
-         "                 side of the sign bit (unsigned).\n";
+         "                 side of the sign bit (unsigned).\n"
+         "\n"
+         "bytes:N keys hold a number big-endian, so that memcmp order is its order; W = min(N, 8):\n"
+         "uniform: every byte random. sorted, reverse, nearly-sorted: the index on a grid of 2^(8W)\n"
+         "values in the first W bytes; normal: the u64 normal key's top W bytes there; zero bytes after\n"
+         "them. zipf:S: the rank (up to 2^(8W) - 1) and bits:B: B random low bits (B <= 8N), both as\n"
+         "N-byte numbers. zero: one uniform key repeated. special: all 0x00, all 0xff, 0x7f and 0x80\n"
+         "bytes, a single 1 bit at either end, ... mixed with uniform keys.\n"
+         "\n"
+         "Records (--record-size, --key-offset): record i holds key i (a number key is the same key as in\n"
+         "a file of bare keys) and a payload (the bytes outside the key) that starts with i (u64,\n"
+         "little-endian, as much of it as fits), then bytes drawn from the seed and i. -t bytes:10\n"
+         "--record-size 100 writes the Sort Benchmark's (gensort's) record layout instead. --count\n"
+         "counts records; --size must be a whole number of them.\n";
 }
 
 }  // namespace rmgsort

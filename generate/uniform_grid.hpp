@@ -1,5 +1,6 @@
 // The uniform distribution of each key type as an index into an ordered grid of values, and the grid
-// indices of the sorted and nearly-sorted distributions.
+// indices of the sorted and nearly-sorted distributions (on a grid of any 2^bits values: bytes:N keys
+// use them too, generate/bytes_keys.hpp).
 #pragma once
 
 #include <algorithm>
@@ -42,28 +43,38 @@ T uniform_key(KeyRandom& random) {
   return UniformGrid<T>::value(UniformGrid<T>::random_index(random.next()));
 }
 
-// Stratified sampling: key i of n takes the grid index at quantile (i + u) / n, u uniform in [0, 1):
-// floor((i * 2^kBits + offset) / n) with offset a random kBits-bit number. Exact integer arithmetic,
-// and floor((i + u) 2^kBits / n) < (i + 1) 2^kBits / n <= the next key's value, so the sequence is
-// non-decreasing across any chunking, with no sort.
+// Stratified sampling on a grid of 2^bits values (bits in 1..64): key i of n takes the grid index at
+// quantile (i + u) / n, u uniform in [0, 1): floor((i * 2^bits + offset) / n) with offset a random
+// bits-bit number. Exact integer arithmetic, and floor((i + u) 2^bits / n) < (i + 1) 2^bits / n <= the
+// next key's value, so the sequence is non-decreasing across any chunking, with no sort.
+inline std::uint64_t grid_sorted_index(std::uint64_t i, std::uint64_t total_count, int bits, KeyRandom& random) {
+  const std::uint64_t offset = random.next() >> (64 - bits);
+  return std::uint64_t(((u128(i) << bits) + offset) / total_count);
+}
+
 template <class T>
 std::uint64_t sorted_index(std::uint64_t i, std::uint64_t total_count, KeyRandom& random) {
-  const std::uint64_t offset = UniformGrid<T>::random_index(random.next());
-  return std::uint64_t(((u128(i) << UniformGrid<T>::kBits) + offset) / total_count);
+  return grid_sorted_index(i, total_count, UniformGrid<T>::kBits, random);
 }
 
 // The sorted index moved by Gaussian noise whose standard deviation is 2 key spacings (the thesis's
 // generator uses 2 x the gap to the next key), clamped to the grid. Since neighbouring sorted keys are
 // one spacing apart, about a third of neighbouring pairs end up inverted (P(N(1, 8) < 0) = 0.36), but
 // keys practically never move more than 20 spacings (10 sd; the hard limit is 14.1 sd).
-template <class T>
-std::uint64_t nearly_sorted_index(std::uint64_t i, std::uint64_t total_count,
-                                  const StandardNormal& normal, KeyRandom& random) {
-  const std::uint64_t index = sorted_index<T>(i, total_count, random);
-  const double spacing = std::ldexp(1.0, UniformGrid<T>::kBits) / double(total_count);
+inline std::uint64_t grid_nearly_sorted_index(std::uint64_t i, std::uint64_t total_count, int bits,
+                                              const StandardNormal& normal, KeyRandom& random) {
+  const std::uint64_t index = grid_sorted_index(i, total_count, bits, random);
+  const double spacing = std::ldexp(1.0, bits) / double(total_count);
   const double shift = std::round(2.0 * spacing * normal(random));  // |shift| < 2^70
   const i128 moved = i128(index) + i128(shift);
-  return std::uint64_t(std::clamp<i128>(moved, 0, i128(UniformGrid<T>::kMaxIndex)));
+  const std::uint64_t max_index = bits == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bits) - 1;
+  return std::uint64_t(std::clamp<i128>(moved, 0, i128(max_index)));
+}
+
+template <class T>
+std::uint64_t nearly_sorted_index(std::uint64_t i, std::uint64_t total_count, const StandardNormal& normal,
+                                  KeyRandom& random) {
+  return grid_nearly_sorted_index(i, total_count, UniformGrid<T>::kBits, normal, random);
 }
 
 }  // namespace rmgsort::detail

@@ -1,13 +1,16 @@
-// Finding the first key that is out of order (in the order of key_order.hpp, NaNs equal to each
-// other), in parallel and across chunk boundaries for inputs read piece by piece.
+// Finding the first key or record that is out of order (in the order contract of core/record_rank.hpp,
+// with every NaN equal to every other), in parallel and across chunk boundaries for inputs read piece
+// by piece, and counting the records whose key equals the previous record's.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 
 #include "core/key_order.hpp"
 #include "core/key_type.hpp"
+#include "core/record_layout.hpp"
 
 namespace rmgsort {
 
@@ -16,24 +19,45 @@ namespace rmgsort {
 template <class T>
 [[nodiscard]] std::optional<std::size_t> find_disorder(const T* keys, std::size_t n, SortOrder order);
 
-// Checks a sequence fed chunk by chunk (a file larger than memory). Type-erased over the key type.
+// What a scan of records in sequence finds.
+struct OrderScan {
+  std::optional<std::uint64_t> first_disorder;  // the first record whose key must precede the previous one's
+  std::uint64_t duplicate_keys = 0;             // records whose key equals the previous record's
+};
+
+// Scans records[0, n) of LAYOUT (n * record_size bytes) for `order`. Keys compare by their rank words
+// (core/record_rank.hpp) with every NaN ranking the same, whatever layout.equal_nans says: a check
+// accepts NaNs in any order among themselves, and counts them as equal keys. Parallel (oneTBB) for
+// large n; the answer does not depend on how the work is split.
+[[nodiscard]] OrderScan scan_order(const std::byte* records, std::size_t n, const RecordLayout& layout, SortOrder order);
+
+// scan_order()'s first disorder.
+[[nodiscard]] std::optional<std::size_t> find_disorder(const std::byte* records, std::size_t n,
+                                                       const RecordLayout& layout, SortOrder order);
+
+// Checks a sequence of records fed chunk by chunk (a file larger than memory).
 class OrderChecker {
  public:
-  OrderChecker(KeyType type, SortOrder order) : type_(type), order_(order) {}
+  OrderChecker(const RecordLayout& layout, SortOrder order);
+  // Bare keys of TYPE.
+  OrderChecker(KeyType type, SortOrder order) : OrderChecker(RecordLayout::bare_key(type), order) {}
 
-  // Feeds the next `bytes` (a multiple of the key width) of the sequence.
+  // Feeds the next `bytes` (whole records) of the sequence.
   void feed(const std::byte* data, std::uint64_t bytes);
 
-  [[nodiscard]] std::uint64_t keys_seen() const { return keys_seen_; }
-  // Index, in the whole sequence, of the first key out of order.
-  [[nodiscard]] std::optional<std::uint64_t> first_disorder() const { return first_disorder_; }
+  [[nodiscard]] std::uint64_t records_seen() const { return records_seen_; }
+  [[nodiscard]] std::uint64_t keys_seen() const { return records_seen_; }
+  // Index, in the whole sequence, of the first record out of order.
+  [[nodiscard]] std::optional<std::uint64_t> first_disorder() const { return scan_.first_disorder; }
+  // Records whose key equals the previous record's, over the whole sequence.
+  [[nodiscard]] std::uint64_t duplicate_keys() const { return scan_.duplicate_keys; }
 
  private:
-  KeyType type_;
+  RecordLayout layout_;
   SortOrder order_;
-  std::uint64_t keys_seen_ = 0;
-  std::optional<std::uint64_t> first_disorder_;
-  std::uint64_t last_key_bits_ = 0;  // the previous chunk's last key, as its bit pattern
+  std::uint64_t records_seen_ = 0;
+  OrderScan scan_;
+  std::array<std::byte, kMaxBytesKey> last_key_{};  // the previous chunk's last key (its first key_size bytes)
 };
 
 }  // namespace rmgsort
