@@ -191,16 +191,20 @@ for item in "${BIG[@]}"; do
   lay=(-t "$type" --record-size "$r" --key-offset "$k")
   what="$type --record-size $r --key-offset $k, $n records ($dist)"
 
-  begin "$what: in memory, ascending, engine cpu, not spilled"
+  begin "$what: in memory, ascending: --stats names the layout and the records, not spilled"
   rmg sort "$in" -o "$D/mem.asc" "${lay[@]}" "${CPU[@]}" --stats "$D/stats.json"
   expect_rc 0
-  [[ $(stat_of "$D/stats.json" spilled) == False ]] || fail "spilled"
+  for pair in spilled=False key_type=$type record_size=$r key_offset=$k records=$n; do
+    got=$(stat_of "$D/stats.json" "${pair%%=*}")
+    [[ $got == "${pair#*=}" ]] || fail "stats: ${pair%%=*} is '$got', expected '${pair#*=}'"
+  done
   end
   expect_ref "$type" "$r" "$k" asc "$in" "$D/mem.asc" - "$what: in memory, ascending: the reference's records"
 
   begin "$what: in memory, descending, --index-output, --verify"
-  rmg sort "$in" -o "$D/mem.desc" --index-output "$D/mem.desc.idx" -r --verify "${lay[@]}" "${CPU[@]}"
+  rmg sort "$in" -o "$D/mem.desc" --index-output "$D/mem.desc.idx" -r --verify "${lay[@]}" "${CPU[@]}" --stats "$D/stats.json"
   expect_rc 0
+  [[ $RC -ne 0 || $(stat_of "$D/stats.json" verified) == True ]] || fail "stats do not say the output was verified"
   end
   expect_ref "$type" "$r" "$k" desc "$in" "$D/mem.desc" "$D/mem.desc.idx" "$what: in memory, descending: records and positions"
 
