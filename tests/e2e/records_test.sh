@@ -5,7 +5,8 @@
 # float NaNs last in input order), and --index-output exactly numpy's stable argsort.
 #   1. every key type (u32 .. f64, bytes:1/3/8/10/16/32) x record layouts (the key alone, key + 1 at
 #      offset 0 and 1, 12, 13 and 100 bytes at offsets 0, middle, last possible, unaligned) x sizes
-#      0, 1, 7 and 2000 records (edge values, few distinct keys, random keys) x both orders, in memory;
+#      0, 1, 7 and 2000 records (edge values, few distinct keys, random keys) x both orders, in memory
+#      on the CPU (and, with a GPU, the inputs of few distinct keys with the GPUs too);
 #   2. hand-written keys (NaNs, -0.0 and +0.0, integer extremes, bytes:N prefixes) against
 #      hand-written orders of their positions;
 #   3. 10^5 .. 10^6 records through every path: in memory, spilled (small --host-memory), a file and a
@@ -126,6 +127,16 @@ for type in u32 u64 i32 i64 f32 f64 bytes:1 bytes:3 bytes:8 bytes:10 bytes:16 by
       end
       expect_ref "$type" "$r" "$k" asc "$in" "$in.iasc" "$in.iasc.idx" "$what ascending with --index-output: records and positions"
       expect_ref "$type" "$r" "$k" desc "$in" - "$in.idesc.idx" "$what descending, --index-output alone: positions"
+      if [[ ${gpus_present:-0} -gt 0 ]]; then
+        begin "$what: with the GPUs, ascending with --index-output and descending, exit 0"
+        rmg sort "$in" -o "$in.gasc" --index-output "$in.gasc.idx" -t "$type" --record-size "$r" --key-offset "$k"
+        expect_rc 0
+        rmg sort "$in" -o "$in.gdesc" -t "$type" --record-size "$r" --key-offset "$k" -r
+        expect_rc 0
+        end
+        expect_ref "$type" "$r" "$k" asc "$in" "$in.gasc" "$in.gasc.idx" "$what with the GPUs, ascending: records and positions"
+        expect_ref "$type" "$r" "$k" desc "$in" "$in.gdesc" - "$what with the GPUs, descending: the reference's records"
+      fi
     fi
   done
   flush_ref
@@ -141,12 +152,12 @@ hand() {
   for order in asc desc; do
     flag=""; expected=$asc
     [[ $order == desc ]] && { flag=-r; expected=$desc; }
-    begin "$type at $k of $r-byte records, $order: [$values] -> positions [$expected]"
+    begin "$type at $k of $r-byte records, $order: [$values] -> positions [$expected]; the same from a pipe to stdout"
     rmg sort "$D/hand.in" -o "$D/hand.out" -t "$type" --record-size "$r" --key-offset "$k" $flag "${CPU[@]}"
     expect_rc 0
     got=$(ref positions "$type" "$r" "$k" "$D/hand.out" 2>&1)
     [[ $got == "$expected" ]] || fail "positions [$got]"
-    run "$RMGSORT" sort -t "$type" --record-size "$r" --key-offset "$k" $flag "${CPU[@]}" <"$D/hand.in"
+    run "$RMGSORT" sort -t "$type" --record-size "$r" --key-offset "$k" $flag "${CPU[@]}" < <(cat "$D/hand.in")
     expect_rc 0
     expect_same "$WORK/stdout" "$D/hand.out"
     end
@@ -225,7 +236,7 @@ for item in "${BIG[@]}"; do
   expect_ref "$type" "$r" "$k" desc "$in" - "$D/spill.desc.idx" "$what: spilled, descending, --index-output alone: positions"
 
   begin "$what: a file on stdin, descending, in memory, --index-output"
-  run "$RMGSORT" sort -o "$D/stdin.desc" --index-output "$D/stdin.desc.idx" -r "${lay[@]}" "${CPU[@]}" <"$in"
+  run "$RMGSORT" sort - -o "$D/stdin.desc" --index-output "$D/stdin.desc.idx" -r "${lay[@]}" "${CPU[@]}" <"$in"
   expect_rc 0
   end
   expect_ref "$type" "$r" "$k" desc "$in" "$D/stdin.desc" "$D/stdin.desc.idx" "$what: a file on stdin, descending: records and positions"
