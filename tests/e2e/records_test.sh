@@ -274,12 +274,13 @@ done
 
 echo "== 4. usage errors of records"
 head -c 25 /dev/urandom >"$D/25bytes"
-begin "a 25-byte file of 12-byte records: exit 2 naming the file, its size and the record size; no output"
-rmg sort "$D/25bytes" -o "$D/out" -t u32 --record-size 12 "${CPU[@]}"
+begin "a 25-byte file of 12-byte records: exit 2 naming the file, its size and the record size; no output, no index"
+rmg sort "$D/25bytes" -o "$D/out" --index-output "$D/idx" -t u32 --record-size 12 "${CPU[@]}"
 expect_rc 2
 expect_error_message
 expect_stderr "25bytes" "25" "12"
 expect_no_file "$D/out"
+expect_no_file "$D/idx"
 end
 
 begin "25 bytes of 12-byte records on stdin: exit 2 naming the record size"
