@@ -1,5 +1,5 @@
 // The CPU engine's sort of records (any layout) in memory, through record tags (host/record_tags.hpp):
-// build the tags, radix-sort them as u64 keys, refine the runs whose prefixes tie, gather.
+// build the tags, sort them (host/tag_sort.hpp), refine the runs whose prefixes tie, gather.
 #pragma once
 
 #include <cstddef>

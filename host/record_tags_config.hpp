@@ -28,3 +28,29 @@ inline constexpr int kMaxIndexBits = 48;
 inline constexpr std::uint64_t kMaxTaggedRecords = std::uint64_t{1} << kMaxIndexBits;
 
 }  // namespace rmgsort::record_tags_config
+
+// --- The tag sort (host/tag_sort.hpp) ---------------------------------------------------------------
+namespace rmgsort::record_tags_config {
+
+// Bits per digit of a parallel MSD pass and of an LSD pass: 256 buckets keep the scatter's write
+// streams within L1.
+inline constexpr int kTagDigitBits = 8;
+
+// A sequential MSD pass takes at most this many bits (2048 32-bit counters: 8 KiB, in L1).
+inline constexpr int kMaxSequentialTagDigitBits = 11;
+
+// A cache-sized range whose prefixes differ in at most this many bits is finished by LSD passes.
+inline constexpr int kLsdMaxTagBits = 24;
+
+// Ranges of at most this many tags (512 KiB) are sorted by one thread, in its L2.
+inline constexpr std::uint64_t kSequentialTags = std::uint64_t{1} << 16;
+
+// Ranges of at most this many tags are finished by insertion sort.
+inline constexpr std::uint64_t kInsertionSortTags = 32;
+
+// A parallel pass hands each task at least this many tags, and makes up to kTagTasksPerThread
+// tasks per thread for load balance.
+inline constexpr std::uint64_t kTagsPerTask = std::uint64_t{1} << 16;
+inline constexpr std::uint64_t kTagTasksPerThread = 4;
+
+}  // namespace rmgsort::record_tags_config

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# rmgsort check FILE -t TYPE [--input ORIGINAL] [-r]: one summary line; exit 0 when FILE is in order
-# (and a permutation of ORIGINAL), 1 when it is not (naming the first key out of order), 2 when a
-# file is not a whole number of keys or cannot be read.
+# rmgsort check FILE -t TYPE [--record-size R --key-offset K] [--input ORIGINAL] [-r]: one summary
+# line (the keys or records, the duplicate keys, the checksum); exit 0 when FILE is in order (and a
+# permutation of ORIGINAL), 1 when it is not (naming the first key or record out of order), 2 when a
+# file is not a whole number of keys (records) or cannot be read. Records are checked against
+# tests/e2e/record_files.py (order from values, the checksum from its definition).
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 require_python
 
@@ -157,6 +159,167 @@ begin "check against a truncated --input original: exit 2, message names the ori
 rmg check "$C/perm" -t u32 --input "$C/trunc4001"
 expect_rc 2
 expect_stderr "trunc4001" "not a whole number"
+end
+
+echo "== records: order, duplicate keys and the checksum against the reference"
+RECORD_FILES="$E2E_DIR/record_files.py"
+# records TYPE R K FILE VALUE...: writes records (see record_files.py write).
+records() {
+  python3 "$RECORD_FILES" write "$@" || { echo "record_files.py write $* failed" >&2; exit 2; }
+}
+# check_records DESC TYPE R K FILE ORDER: check's line agrees with the reference's scan (records,
+# first disorder, duplicate keys) and checksum; exit 0 or 1 as the reference says.
+check_records() {
+  local desc=$1 type=$2 r=$3 k=$4 file=$5 order=$6 flag=() count first duplicates sum name
+  [[ $order == desc ]] && flag=(-r)
+  read -r count first duplicates < <(python3 "$RECORD_FILES" scan "$type" "$r" "$k" "$file" "$order")
+  sum=$(python3 "$RECORD_FILES" checksum "$r" "$file")
+  name=$(basename "$file")
+  begin "$desc ($order): $count records, first disorder $first, $duplicates duplicate keys, checksum as the reference's"
+  rmg check "$file" -t "$type" --record-size "$r" --key-offset "$k" "${flag[@]}"
+  local what="$r-byte records ($type key at offset $k)"
+  if [[ $first == - ]]; then
+    expect_rc 0
+    expect_stdout "OK $file: $count $what in ${order}ending order"
+  else
+    expect_rc 1
+    expect_stdout "FAIL $file: NOT in ${order}ending order: record $first of $count $what is out of order"
+  fi
+  expect_stdout "; $duplicates duplicate keys; checksum $sum"
+  [[ $(wc -l <"$WORK/stdout") -eq 1 ]] || fail "stdout has $(wc -l <"$WORK/stdout") lines, expected 1"
+  expect_stderr_empty
+  end
+}
+
+records u64 13 3 "$C/r-u64" 0 1 1 2 max max
+check_records "u64 at 3 of 13: 0 1 1 2 max max" u64 13 3 "$C/r-u64" asc
+check_records "u64 at 3 of 13: 0 1 1 2 max max" u64 13 3 "$C/r-u64" desc
+records i32 100 96 "$C/r-i32" min -1 0 0 0 max
+check_records "i32 at 96 of 100 (the last offset): min -1 0 0 0 max" i32 100 96 "$C/r-i32" asc
+records i64 9 1 "$C/r-i64" 5 -5 -5
+check_records "i64 at 1 of 9: 5 -5 -5" i64 9 1 "$C/r-i64" asc
+check_records "i64 at 1 of 9: 5 -5 -5" i64 9 1 "$C/r-i64" desc
+for t in f32 f64; do
+  signalling=bits:0x7ff4000000000001
+  [[ $t == f32 ]] && signalling=bits:0x7fa00001
+  records $t 12 3 "$C/r-float" -inf lowest -1.0 -denorm -0.0 0.0 denorm 1.0 max inf nan -nan $signalling
+  check_records "$t at 3 of 12: -inf .. +inf, then NaNs of both signs and payloads (equal keys)" $t 12 3 "$C/r-float" asc
+  check_records "$t at 3 of 12: the same checked descending" $t 12 3 "$C/r-float" desc
+  records $t 13 5 "$C/r-zeros" 0.0 -0.0
+  check_records "$t at 5 of 13: +0.0 -0.0" $t 13 5 "$C/r-zeros" asc
+  check_records "$t at 5 of 13: +0.0 -0.0" $t 13 5 "$C/r-zeros" desc
+  records $t 13 5 "$C/r-nan-first" nan 1.0 2.0
+  check_records "$t at 5 of 13: nan 1 2 (NaNs go last in both directions)" $t 13 5 "$C/r-nan-first" asc
+  check_records "$t at 5 of 13: nan 1 2 (NaNs go last in both directions)" $t 13 5 "$C/r-nan-first" desc
+done
+records bytes:3 13 10 "$C/r-bytes" 000000 0000ff 7fffff 800000 800001 800001 ffffff
+check_records "bytes:3 at 10 of 13: memcmp order across the signed-char boundary" bytes:3 13 10 "$C/r-bytes" asc
+check_records "bytes:3 at 10 of 13: memcmp order across the signed-char boundary" bytes:3 13 10 "$C/r-bytes" desc
+records bytes:3 13 10 "$C/r-signed" 800000 7fffff
+check_records "bytes:3: 80 00 00 before 7f ff ff (a signed comparison's order)" bytes:3 13 10 "$C/r-signed" asc
+records bytes:1 1 0 "$C/r-byte" 00 00 7f 80 ff
+check_records "bytes:1 records of one byte" bytes:1 1 0 "$C/r-byte" asc
+records bytes:32 32 0 "$C/r-b32" "$(printf '00%.0s' {1..31})01" "$(printf '00%.0s' {1..31})01" "01$(printf '00%.0s' {1..31})"
+check_records "bytes:32 records of 32 bytes: the last byte, then the first decides" bytes:32 32 0 "$C/r-b32" asc
+records u32 8 4 "$C/r-one" 42
+check_records "a single record" u32 8 4 "$C/r-one" asc
+records u32 8 4 "$C/r-seven" 7 6 5 4 3 2 1
+check_records "seven records in descending order" u32 8 4 "$C/r-seven" asc
+check_records "seven records in descending order" u32 8 4 "$C/r-seven" desc
+: >"$C/r-empty"
+check_records "no records" bytes:10 100 0 "$C/r-empty" asc
+
+"$RMGSORT" generate -o "$C/gen" -t f64 --record-size 21 --key-offset 7 --count 4001 --dist special --seed 6 ||
+  { echo "generate failed" >&2; exit 2; }
+check_records "4001 generated f64 records (special keys: NaNs, +-0, +-inf)" f64 21 7 "$C/gen" asc
+python3 - "$C/gen" "$C/gen-sorted" <<'PY'
+import math, struct, sys
+data = open(sys.argv[1], "rb").read()
+records = [data[i:i + 21] for i in range(0, len(data), 21)]
+def rank(r):
+    v = struct.unpack("<d", r[7:15])[0]
+    return (1, 0, 0) if math.isnan(v) else (0, v, math.copysign(1.0, v))
+open(sys.argv[2], "wb").write(b"".join(sorted(records, key=rank)))  # stable
+PY
+check_records "the same stably sorted by the reference" f64 21 7 "$C/gen-sorted" asc
+
+begin "a file of bare keys has one checksum, however it is described: -t u64, -t u64 --record-size 8, -t bytes:8 --record-size 8, -t i64"
+keys u64 "$C/b-u64" 3 1 2 2
+n=0
+for args in "-t u64" "-t u64 --record-size 8" "-t i64" "-t bytes:8 --record-size 8" "-t f64"; do
+  # shellcheck disable=SC2086
+  "$RMGSORT" check "$C/b-u64" $args >"$WORK/out-$((++n))" 2>/dev/null
+done
+sums=$(grep -o 'checksum [0-9a-f]*' "$WORK"/out-* | cut -d' ' -f2 | sort -u)
+[[ $(wc -l <<<"$sums") -eq 1 ]] || fail "different checksums: $sums"
+[[ $sums == $(python3 "$RECORD_FILES" checksum 8 "$C/b-u64") ]] || fail "checksum $sums is not the reference's"
+grep -q "1 duplicate keys" "$WORK/out-1" || fail "bare keys: no duplicate count ($(cat "$WORK/out-1"))"
+end
+
+echo "== records: disorder across the 64 MiB read chunks, in a file and through a pipe"
+"$RMGSORT" generate -o "$C/big" -t bytes:10 --record-size 100 --count 700000 --dist sorted --seed 1 || fail "generate failed"
+check_case "700000 sorted 100-byte records (70 MB)" 0 "700000 100-byte records (bytes:10 key at offset 0) in ascending order" \
+  "$C/big" -t bytes:10 --record-size 100
+# The check reads 670720 records (64 MiB rounded down to whole records and pages) per chunk.
+cp "$C/big" "$C/big-a"
+python3 "$RECORD_FILES" poke "$C/big-a" $((100 * 670720)) 0 && python3 "$RECORD_FILES" poke "$C/big-a" $((100 * 670720 + 1)) 0
+check_case "record 670720 (first of the second chunk) given a small key" 1 "record 670720 of 700000" "$C/big-a" -t bytes:10 --record-size 100
+cp "$C/big" "$C/big-b"
+python3 "$RECORD_FILES" poke "$C/big-b" $((100 * 670719)) 255
+check_case "record 670719 (last of the first chunk) given a large key" 1 "record 670720 of 700000" "$C/big-b" -t bytes:10 --record-size 100
+begin "the same through a pipe: exit 1, record 670720"
+run "$RMGSORT" check - -t bytes:10 --record-size 100 < <(cat "$C/big-a")
+expect_rc 1
+expect_stdout "FAIL stdin: NOT in ascending order: record 670720 of 700000"
+end
+rm -f "$C"/big*
+
+echo "== records: permutation (--input ORIGINAL), of whole records"
+records u64 13 3 "$C/p-orig" 3 1 2 2 9
+python3 "$RECORD_FILES" shuffle 13 "$C/p-orig" "$C/p-shuffled" 1
+check_case "the records shuffled" 1 "NOT in ascending order;a permutation of $C/p-orig" "$C/p-shuffled" -t u64 --record-size 13 --key-offset 3 --input "$C/p-orig"
+python3 - "$C/p-orig" "$C/p-sorted" <<'PY'
+import struct, sys
+data = open(sys.argv[1], "rb").read()
+records = sorted((data[i:i + 13] for i in range(0, len(data), 13)), key=lambda r: struct.unpack("<Q", r[3:11])[0])
+open(sys.argv[2], "wb").write(b"".join(records))
+PY
+check_case "the records sorted" 0 "5 13-byte records (u64 key at offset 3) in ascending order;1 duplicate keys;a permutation of $C/p-orig" \
+  "$C/p-sorted" -t u64 --record-size 13 --key-offset 3 --input "$C/p-orig"
+python3 "$RECORD_FILES" swap-keys u64 13 3 "$C/p-orig" "$C/p-keys-moved" 0 4
+check_case "two records' keys exchanged, their payloads left (every key and every byte still there)" 1 \
+  "NOT a permutation of $C/p-orig (5 records, checksum" "$C/p-keys-moved" -t u64 --record-size 13 --key-offset 3 --input "$C/p-orig"
+cp "$C/p-sorted" "$C/p-payload"
+python3 "$RECORD_FILES" poke "$C/p-payload" 12 0x5a
+check_case "one payload byte changed (the order still holds)" 1 "in ascending order;NOT a permutation of $C/p-orig" \
+  "$C/p-payload" -t u64 --record-size 13 --key-offset 3 --input "$C/p-orig"
+head -c 52 "$C/p-sorted" >"$C/p-dropped"
+check_case "a record dropped" 1 "4 13-byte records;NOT a permutation" "$C/p-dropped" -t u64 --record-size 13 --key-offset 3 --input "$C/p-orig"
+begin "shuffled bytes:10 records against their original through a pipe: exit 1, not in order, a permutation of stdin"
+"$RMGSORT" generate -o "$C/g-orig" -t bytes:10 --record-size 100 --count 3001 --seed 4 || fail "generate failed"
+python3 "$RECORD_FILES" shuffle 100 "$C/g-orig" "$C/g-shuffled" 2
+run "$RMGSORT" check "$C/g-orig" -t bytes:10 --record-size 100 --input - < <(cat "$C/g-shuffled")
+expect_rc 1
+expect_stdout "NOT in ascending order" "a permutation of stdin"
+end
+
+echo "== records: files that are not a whole number of records: exit 2"
+head -c 1001 /dev/zero >"$C/r-1001"
+begin "check of a 1001-byte file of 100-byte records: exit 2, the message names the file, 1001 and 100"
+rmg check "$C/r-1001" -t bytes:10 --record-size 100
+expect_rc 2
+expect_stderr "r-1001" "1001 bytes" "not a whole number" "100 bytes each"
+expect_stdout_empty
+end
+begin "the same against --input: exit 2, the message names the original"
+rmg check "$C/r-empty" -t bytes:10 --record-size 100 --input "$C/r-1001"
+expect_rc 2
+expect_stderr "r-1001" "1001 bytes" "100 bytes each"
+end
+begin "a stream that ends inside a 13-byte record: exit 2, the message names stdin and 13"
+run "$RMGSORT" check - -t u64 --record-size 13 --key-offset 3 < <(head -c 40 /dev/zero)
+expect_rc 2
+expect_stderr "stdin" "13"
 end
 
 summary

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # rmgsort generate: determinism (the same seed gives the same bytes whatever --threads), different
 # seeds differ, --count (k/M/G: powers of 1000) and --size (K/M/G/T: powers of 1024), the documented
-# properties of the distributions, and its usage errors (exit 2, no file created).
+# properties of the distributions, records (--record-size, --key-offset, bytes:N keys: the payload
+# and gensort's layout against tests/e2e/record_files.py), and its usage errors (exit 2, no file
+# created).
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 require_python
 
@@ -197,6 +199,108 @@ rmg generate -o "$G/uspecial" -t u64 --count 10000 --dist special --seed 16
 why=$(python3 "$KEYS_PY" property u64 "$G/uspecial" ints-include:0,1,0x7fffffffffffffff,0x8000000000000000,0xfffffffffffffffe,0xffffffffffffffff) || fail "$why"
 end
 
+echo "== records (--record-size, --key-offset, bytes:N)"
+RECORD_FILES="$E2E_DIR/record_files.py"
+# Layouts: TYPE RECORD-SIZE KEY-OFFSET, unaligned keys, keys that end the record, bytes keys that are
+# the whole record, and the Sort Benchmark's.
+LAYOUTS=("u64 13 3" "f32 5 1" "i32 100 96" "f64 21 7" "bytes:1 2 1" "bytes:3 13 10" "bytes:10 100 0"
+         "bytes:16 16 0" "bytes:32 100 34")
+for layout in "${LAYOUTS[@]}"; do
+  read -r type r k <<<"$layout"
+  lay=(-t "$type" --record-size "$r" --key-offset "$k")
+  for dist in uniform sorted special zipf:1.5; do
+    begin "$type key at $k of $r-byte records, $dist, 20011 records: --threads 1, 2 and the default give the same bytes"
+    for threads in 1 2 default; do
+      args=()
+      [[ $threads != default ]] && args=(--threads "$threads")
+      rmg generate -o "$G/r$threads" "${lay[@]}" --count 20011 --dist "$dist" --seed 42 "${args[@]}"
+      expect_rc 0
+      expect_stdout_empty
+    done
+    expect_size "$G/r1" $((20011 * r))
+    expect_same "$G/r1" "$G/r2"
+    expect_same "$G/r1" "$G/rdefault"
+    end
+  done
+
+  begin "$type key at $k of $r-byte records: each payload starts with its index, then the seed's filler (gensort's layout for bytes:10 in 100)"
+  rmg generate -o "$G/rec" "${lay[@]}" --count 3001 --dist special --seed 77
+  expect_rc 0
+  why=$(python3 "$RECORD_FILES" payload-index "$type" "$r" "$k" "$G/rec" 77) || fail "$why"
+  end
+done
+
+for type in u32 i64 f64; do
+  begin "$type records: the keys are the bare keys of the same seed and distribution"
+  for dist in uniform normal nearly-sorted special; do
+    rmg generate -o "$G/bare" -t "$type" --count 5003 --dist "$dist" --seed 8
+    rmg generate -o "$G/rec" -t "$type" --record-size 19 --key-offset 5 --count 5003 --dist "$dist" --seed 8
+    expect_rc 0
+    python3 "$RECORD_FILES" keys "$type" 19 5 "$G/rec" "$G/rec-keys"
+    expect_same "$G/bare" "$G/rec-keys"
+  done
+  end
+done
+
+begin "bytes:10 in 100-byte records, 700000 records (70 MB, two 64 MiB generation chunks): --threads 1 and 2 agree, gensort's layout throughout"
+rmg generate -o "$G/big1" -t bytes:10 --record-size 100 --count 700000 --seed 5 --threads 1
+expect_rc 0
+rmg generate -o "$G/big2" -t bytes:10 --record-size 100 --count 700000 --seed 5 --threads 2
+expect_rc 0
+expect_size "$G/big1" 70000000
+expect_same "$G/big1" "$G/big2"
+# Records 671087 and 671088 straddle the first chunk (64 MiB / 100 bytes).
+tail -c $((100 * (700000 - 671080))) "$G/big1" >"$G/big-tail"
+python3 - "$G/big-tail" <<'PY' || fail "a record's index digits are wrong after the chunk boundary"
+import sys
+data = open(sys.argv[1], "rb").read()
+for j in range(0, len(data) // 100, 997):
+    i = 671080 + j
+    assert data[100 * j + 12:100 * j + 44] == f"{i:032X}".encode(), i
+for i in (671087, 671088):
+    j = i - 671080
+    assert data[100 * j + 12:100 * j + 44] == f"{i:032X}".encode(), i
+PY
+rm -f "$G"/big*
+end
+
+for type in bytes:1 bytes:3 bytes:10 bytes:32; do
+  begin "$type sorted: check says ascending; reverse: check -r says descending; uniform: not sorted"
+  rmg generate -o "$G/sorted" -t "$type" --record-size 40 --key-offset 5 --count 30011 --dist sorted --seed 9
+  rmg check "$G/sorted" -t "$type" --record-size 40 --key-offset 5
+  expect_rc 0
+  rmg generate -o "$G/reverse" -t "$type" --record-size 40 --key-offset 5 --count 30011 --dist reverse --seed 9
+  rmg check "$G/reverse" -t "$type" --record-size 40 --key-offset 5 -r
+  expect_rc 0
+  rmg generate -o "$G/uniform" -t "$type" --record-size 40 --key-offset 5 --count 30011 --seed 9
+  rmg check "$G/uniform" -t "$type" --record-size 40 --key-offset 5
+  expect_rc 1
+  end
+done
+
+begin "bytes:8 sorted keys are the u64 sorted keys, big-endian"
+rmg generate -o "$G/b8" -t bytes:8 --count 1000 --dist sorted --seed 3
+expect_rc 0
+rmg generate -o "$G/u64" -t u64 --count 1000 --dist sorted --seed 3
+python3 - "$G/b8" "$G/u64" <<'PY' || fail "bytes:8 keys are not the u64 keys big-endian"
+import struct, sys
+b8, u64 = open(sys.argv[1], "rb").read(), open(sys.argv[2], "rb").read()
+assert [b8[i:i + 8] for i in range(0, 8000, 8)] == [struct.pack(">Q", v) for (v,) in struct.iter_unpack("<Q", u64)]
+PY
+end
+
+begin "records to a pipe (-o -) are the bytes written to a file"
+run "$RMGSORT" generate -o - -t bytes:10 --record-size 100 --count 1234 --seed 8
+expect_rc 0
+"$RMGSORT" generate -o "$G/to-file" -t bytes:10 --record-size 100 --count 1234 --seed 8
+expect_same "$WORK/stdout" "$G/to-file"
+end
+
+count_or_size "--count 7 of 13-byte records" 91 -t u64 --record-size 13 --key-offset 5 --count 7
+count_or_size "--count 0 of 100-byte records" 0 -t bytes:10 --record-size 100 --count 0
+count_or_size "--size 1000 of 100-byte records" 1000 -t bytes:10 --record-size 100 --size 1000
+count_or_size "--size 1M of 16-byte records (u32 key at 12)" 1048576 -t u32 --record-size 16 --key-offset 12 --size 1M
+
 echo "== usage errors: exit 2, a message naming the option, no file created"
 # gen_error DESC TEXTS ARG...: generate -o NEW ARG... fails with exit 2 and a message with every
 # ';'-separated TEXT, creating nothing; the same over an existing file leaves it untouched.
@@ -242,6 +346,13 @@ gen_error "--seed 18446744073709551616 (beyond 64 bits)" "--seed" -t u32 --count
 gen_error "--threads 0" "--threads" -t u32 --count 10 --threads 0
 gen_error "unknown --progress mode" "--progress;loud" -t u32 --count 10 --progress loud
 gen_error "type missing" "--type" --count 10
+gen_error "--size 1001 of 100-byte records (not whole records)" "--size;1001;100 bytes each" -t bytes:10 --record-size 100 --size 1001
+gen_error "--size 12 of 13-byte records" "--size;12;13 bytes each" -t u64 --record-size 13 --size 12
+gen_error "bits:9 for bytes:1 keys" "bits:9;bytes:1" -t bytes:1 --record-size 4 --count 10 --dist bits:9
+gen_error "bits:25 for bytes:3 keys" "bits:25;bytes:3" -t bytes:3 --count 10 --dist bits:25
+gen_error "--count of records beyond 64-bit sizes" "--count;200000000000000000 records" -t bytes:10 --record-size 100 --count 200000000000000000
+gen_error "a key that does not fit the record" "--key-offset;--record-size" -t u64 --record-size 10 --key-offset 3 --count 1
+gen_error "bytes:33 (N above 32)" "--type;bytes:33" -t bytes:33 --count 1
 
 begin "-o missing: exit 2, message names --output"
 rmg generate -t u32 --count 10
