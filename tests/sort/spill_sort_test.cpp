@@ -1,5 +1,5 @@
-// The spill path through its API: a spill file gives each round back as appended, across many table
-// pages and with skips; spill_sort of skewed and uniform keys hands on the sorted input in rounds
+// The spill path through its API: a spill file, in a directory or in memory, gives each round back
+// as appended, across many table pages and with skips; spill_sort of skewed and uniform keys hands on the sorted input in rounds
 // of at most round_keys, in a few levels, whatever the skew, and over more than two levels of
 // repartitioning, from a file or a stream, with the CPU sorting each round.
 #include "sort/spill_sort.hpp"
@@ -32,10 +32,11 @@ std::string temp_dir() {
   return dir != nullptr && *dir != '\0' ? dir : "/tmp";
 }
 
-TEST(SpillFileTest, RoundsComeBackInAppendOrderAcrossTablePages) {
+// Rounds of a spill file in DIR ("": in memory) come back as appended.
+void expect_rounds_in_append_order(const std::string& dir) {
   constexpr std::size_t kRounds = 5;
   // A table of 3 rows a page (8 + 4 * 5 = 28 bytes a row): 40 chunks make 14 pages.
-  SpillFile file(temp_dir(), kRounds, 3 * 28);
+  SpillFile file(dir, kRounds, 3 * 28);
   std::vector<std::vector<std::uint32_t>> expected(kRounds);
   std::uint32_t next = 0;
   for (std::size_t chunk = 0; chunk < 40; ++chunk) {
@@ -74,6 +75,13 @@ TEST(SpillFileTest, RoundsComeBackInAppendOrderAcrossTablePages) {
     EXPECT_EQ(skipping.read(reinterpret_cast<std::byte*>(rest.data()), rest.size() * 4), rest.size() * 4);
     EXPECT_TRUE(std::equal(rest.begin(), rest.end(), expected[r].begin() + std::ptrdiff_t(skip)));
   }
+}
+
+TEST(SpillFileTest, RoundsComeBackInAppendOrderAcrossTablePages) { expect_rounds_in_append_order(temp_dir()); }
+
+TEST(SpillFileTest, InMemoryRoundsComeBackInAppendOrder) {
+  expect_rounds_in_append_order("");
+  EXPECT_EQ(SpillFile("", 2, 4096).name(), "spill memory");
 }
 
 TEST(SpillFileTest, AnUnusableTempDirIsNamed) {
