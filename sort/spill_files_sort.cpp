@@ -55,7 +55,7 @@ SortOutcome sort_through_spill(SortPlan& plan, const InputFile& input, HostBuffe
   KeyChecksum input_checksum;
   RoundMemory round_memory(plan, prefix, outcome.times);
   SpillJob job;
-  job.type = layout.key_type;
+  job.layout = layout;
   job.order = run.order;
   job.temp_dir = temp_dir_or_default(temp_dir);
   job.round_keys = plan.round_keys;
@@ -75,7 +75,10 @@ SortOutcome sort_through_spill(SortPlan& plan, const InputFile& input, HostBuffe
     progress.rounds(done, total);
   };
   job.round_buffers = [&] { return round_memory(); };
-  job.sort_round = [&](std::byte* keys, std::uint64_t count) { engine.sort(keys, count, run.order); };
+  job.sort_round = [&](std::byte* keys, std::uint64_t count) {
+    engine.sort(keys, count, run.order);
+    return std::span<const std::byte>(keys, count * width);
+  };
   job.sorted = [&](std::span<const std::byte> round) { sink(round); };
   progress.phase("spilling " + input.display_name() + " to " + job.temp_dir, input.regular ? input.size : 0);
   SpillSource source{&input, prefix.bytes()};

@@ -1,7 +1,7 @@
 // The spill path through its API: a spill file, in a directory or in memory, gives each round back
-// as appended, across many table pages and with skips; spill_sort of skewed and uniform keys hands on the sorted input in rounds
-// of at most round_keys, in a few levels, whatever the skew, and over more than two levels of
-// repartitioning, from a file or a stream, with the CPU sorting each round.
+// as appended, across many table pages and with skips; spill_sort of skewed and uniform keys hands on
+// the sorted input in rounds of at most round_keys, in a few levels, whatever the skew, and over more
+// than two levels of repartitioning, from a file or a stream, with the CPU sorting each round.
 #include "sort/spill_sort.hpp"
 
 #include <gtest/gtest.h>
@@ -123,7 +123,7 @@ SpillReport spill_sorted(const std::string& dist, std::uint64_t count, std::uint
   }
   std::vector<std::uint64_t> buffers(2 * round_keys), scratch(round_keys), sorted;
   SpillJob job;
-  job.type = KeyType::u64;
+  job.layout = RecordLayout::bare_key(KeyType::u64);
   job.order = order;
   job.temp_dir = temp_dir();
   job.round_keys = round_keys;
@@ -133,6 +133,7 @@ SpillReport spill_sorted(const std::string& dist, std::uint64_t count, std::uint
   };
   job.sort_round = [&](std::byte* round, std::uint64_t n) {
     radix_sort(reinterpret_cast<std::uint64_t*>(round), n, order, scratch.data());
+    return std::span<const std::byte>(round, n * 8);
   };
   job.sorted = [&](std::span<const std::byte> round) {
     EXPECT_LE(round.size(), round_keys * 8);
