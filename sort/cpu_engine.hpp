@@ -29,7 +29,10 @@ class CpuEngine final : public SortEngine {
   SortedRound sort(std::byte* records, std::uint64_t count, SortOrder order) override;
 
   [[nodiscard]] std::vector<std::uint64_t> device_bytes_allocated() const override { return {}; }
-  [[nodiscard]] JsonObject stats() const override { return JsonObject(); }
+  // Records: the tag sort's steps ("record_tags"); {} for bare keys.
+  [[nodiscard]] JsonObject stats() const override {
+    return tag_sorter_ ? JsonObject().add("record_tags", tag_sorter_->stats()) : JsonObject();
+  }
 
  private:
   RecordLayout layout_;

@@ -98,6 +98,7 @@ class InCoreEngine final : public SortEngine {
                          .add("bucket_sorts", std::uint64_t(gpu.bucket_sorts)));
     }
     return JsonObject()
+        .add("record_tags", tag_sorter_ ? tag_sorter_->stats() : JsonObject())
         .add("passes", last_.passes)
         .add("buckets", std::uint64_t(last_.buckets))
         .add("total_ms", last_.total_ms)

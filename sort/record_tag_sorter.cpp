@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "host/record_tags.hpp"
+#include "report/stopwatch.hpp"
 
 namespace rmgsort {
 namespace {
@@ -44,9 +45,22 @@ SortedRound RecordTagSorter::sort(const std::byte* records, std::uint64_t count,
                                   const TagSort& sort_tags) {
   RMGSORT_EXPECTS(count <= keys_, "a record sort of at most the records allocated for");
   auto* tags = tags_.as<std::uint64_t>();
+  Stopwatch step;
   const TagPlan plan = build_record_tags(records, count, layout_, order, tags);
+  seconds_.build += step.lap();
   sort_tags(tags, count);
+  seconds_.sort += step.lap();
   refine_record_tags(tags, count, plan, records, layout_, order);
+  seconds_.refine += step.lap();
+  ++sorts_;
+  if (!plan.exact) ++inexact_sorts_;
+  SortedRound sorted = gather(records, count, plan);
+  seconds_.gather += step.lap();
+  return sorted;
+}
+
+SortedRound RecordTagSorter::gather(const std::byte* records, std::uint64_t count, const TagPlan& plan) {
+  auto* tags = tags_.as<std::uint64_t>();
   HostBuffer& output = next_output(count);
   SortedRound sorted;
   const std::size_t size = user_record_size(layout_, positions_);
@@ -75,6 +89,16 @@ SortedRound RecordTagSorter::sort(const std::byte* records, std::uint64_t count,
   });
   sorted.positions = {positions, count};
   return sorted;
+}
+
+JsonObject RecordTagSorter::stats() const {
+  return JsonObject()
+      .add("sorts", sorts_)
+      .add("sorts_with_ties_refined", inexact_sorts_)
+      .add("build_seconds", seconds_.build)
+      .add("tag_sort_seconds", seconds_.sort)
+      .add("refine_seconds", seconds_.refine)
+      .add("gather_seconds", seconds_.gather);
 }
 
 }  // namespace rmgsort

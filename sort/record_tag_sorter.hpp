@@ -9,7 +9,9 @@
 
 #include "core/key_order.hpp"
 #include "core/record_layout.hpp"
+#include "host/record_tags.hpp"
 #include "io/host_buffer.hpp"
+#include "report/stats.hpp"
 #include "sort/sort_engine.hpp"
 
 namespace rmgsort {
@@ -37,7 +39,13 @@ class RecordTagSorter {
   // records[0, count), left in the tags: valid until the next sort().
   SortedRound sort(const std::byte* records, std::uint64_t count, SortOrder order, const TagSort& sort_tags);
 
+  // --stats "record_tags": the seconds each step took over every sort so far, and how many sorts
+  // needed their ties refined.
+  [[nodiscard]] JsonObject stats() const;
+
  private:
+  // Records in the order of the sorted tags, into the next output buffer, with their positions.
+  SortedRound gather(const std::byte* records, std::uint64_t count, const TagPlan& plan);
   // The next of the two output buffers, allocated when first used.
   HostBuffer& next_output(std::uint64_t count);
 
@@ -47,6 +55,10 @@ class RecordTagSorter {
   HostBuffer tags_;
   std::array<HostBuffer, 2> outputs_;
   int next_ = 0;
+  struct Seconds {
+    double build = 0, sort = 0, refine = 0, gather = 0;
+  } seconds_;
+  std::uint64_t sorts_ = 0, inexact_sorts_ = 0;
 };
 
 }  // namespace rmgsort

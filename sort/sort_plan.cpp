@@ -103,12 +103,26 @@ void plan_spill(SortPlan& plan, const PlanRequest& request, std::uint64_t prefix
 // the rounds, else in --temp-dir.
 void plan_record_rounds(SortPlan& plan, const PlanRequest& request, std::uint64_t keys) {
   plan = with_round_engine(request, keys);
-  plan_spill(plan, request, 0);
   const std::uint64_t spilled = keys * plan.engine->layout().record_size;
-  if (plan.memory.peak() + spilled <= request.host_memory) {
-    plan.spill_in_memory = true;
-    plan.memory.spill_memory = spilled;
+  // In memory: the rounds are planned within what the spill memory leaves of --host-memory. Only
+  // when that leaves rounds of at least a sixteenth of the records (else the passes would multiply)
+  // does memory take the spill; otherwise --temp-dir does, and the rounds get all of --host-memory.
+  if (spilled < request.host_memory) {
+    PlanRequest beside = request;
+    beside.host_memory = request.host_memory - spilled;
+    try {
+      plan_spill(plan, beside, 0);
+      if (plan.round_keys >= std::min(keys, plan.engine->round_keys()) || plan.round_keys >= keys / 16) {
+        plan.spill_in_memory = true;
+        plan.memory.spill_memory = spilled;
+        plan.memory.limit = request.host_memory;
+        return;
+      }
+    } catch (const Error&) {
+      // Not even one round beside it: the spill goes to --temp-dir.
+    }
   }
+  plan_spill(plan, request, 0);
 }
 
 }  // namespace

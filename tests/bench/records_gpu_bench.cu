@@ -179,6 +179,8 @@ int run(int argc, char** argv) {
     const bool same = std::memcmp(sorted.records.data(), baseline_out.data(), n * sizeof(Record)) == 0;
     std::printf("RESULT what=rmgsort gpus=%d records=%llu seconds=%.4f allocate_seconds=%.3f same_as_baseline=%d\n", g,
                 (unsigned long long)n, median(times), allocate_seconds, int(same));
+    // Where the time went, summed over the warm-up and the timed runs.
+    std::printf("engine stats (%d runs): %s\n", repeats + 1, engine->stats().dump().c_str());
     if (!same) return 1;
   }
   return 0;
