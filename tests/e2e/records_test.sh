@@ -321,7 +321,7 @@ for item in "${GEN[@]}"; do
   lay=(-t "$type" --record-size "$r" --key-offset "$k")
   in=$D/gen.in
   what="$type --record-size $r --key-offset $k ($dist)"
-  begin "generate $what, 20011 records: exit 0, 20011 records"
+  begin "generate $what, 20011 records: exit 0, 20011 records, payloads starting with the index, the bare keys of the seed"
   rmg generate -o "$in" "${lay[@]}" --count 20011 --dist "$dist" --seed 7
   if [[ $RC -ne 0 ]] && grep -q "not supported" "$WORK/stderr"; then
     skip "this rmgsort's generate refuses records: $(head -n 1 "$WORK/stderr")"
@@ -329,6 +329,12 @@ for item in "${GEN[@]}"; do
   fi
   expect_rc 0
   expect_size "$in" $((20011 * r))
+  bare=""
+  if [[ $type != bytes:* ]]; then
+    "$RMGSORT" generate -o "$D/gen.bare" -t "$type" --count 20011 --dist "$dist" --seed 7 || fail "generate of bare keys failed"
+    bare=$D/gen.bare
+  fi
+  why=$(ref generated "$type" "$r" "$k" "$in" ${bare:+"$bare"} 2>&1) || fail "not generate's record layout: $why"
   end
   [[ $RC -eq 0 ]] || continue
   for order in asc desc; do
@@ -348,13 +354,23 @@ for item in "${GEN[@]}"; do
     expect_ref "$type" "$r" "$k" "$order" "$in" "$D/gen.$order" - "generated $what, $order: the reference's records"
   done
   if [[ $dist != zero ]]; then
-    begin "check $what: the unsorted input, and the ascending output checked as descending: exit 1"
+    begin "check $what: exit 1 for the unsorted input, the ascending output checked as descending, and a changed payload byte with --input"
     rmg check "$in" "${lay[@]}"
     if [[ $RC -ne 0 ]] && grep -q "not supported" "$WORK/stderr"; then
       skip "this rmgsort's check refuses records"
     else
       expect_rc 1
       rmg check "$D/gen.asc" -r "${lay[@]}"
+      expect_rc 1
+      # One payload byte changed (the key untouched, so the order holds): no longer the input's records.
+      cp "$D/gen.asc" "$D/gen.tampered"
+      at=$(((k + $(width_of "$type") == r) ? 0 : r - 1))  # a payload byte of the first record
+      byte=$(od -An -tu1 -j "$at" -N1 "$D/gen.tampered" | tr -d ' ')
+      # shellcheck disable=SC2059
+      printf "\\x$(printf %02x $((byte ^ 0xff)))" | dd of="$D/gen.tampered" bs=1 seek="$at" conv=notrunc status=none
+      rmg check "$D/gen.tampered" "${lay[@]}"
+      expect_rc 0
+      rmg check "$D/gen.tampered" "${lay[@]}" --input "$in"
       expect_rc 1
       end
     fi
