@@ -35,6 +35,7 @@ import sys
 
 import numpy as np
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import keys as keys_py  # noqa: E402  (keys.py parses edge values: min, max, nan, bits:0x...)
 
