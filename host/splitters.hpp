@@ -1,6 +1,7 @@
 // Round boundaries chosen from a sample, for inputs that are partitioned while they stream past (the
-// spill path: the keys do not fit memory, so no exact histogram precedes the partition). Values are
-// the encoded radix bits of KeyOrder, so one comparison order serves every key type and direction.
+// spill path: the records do not fit memory, so no exact histogram precedes the partition). Values are
+// unsigned words that order as the keys do (the spill path's: one 64-bit rank word of the key,
+// core/record_rank.hpp), so one comparison order serves every key type and direction.
 #pragma once
 
 #include <algorithm>
@@ -11,12 +12,12 @@
 
 namespace rmgsort {
 
-// Round r holds the keys k with splitters[r - 1] <= k < splitters[r] (encoded; the first round has
+// Round r holds the keys k with splitters[r - 1] <= k < splitters[r] (as words; the first round has
 // no lower bound, the last no upper one): rounds are value-disjoint and ordered.
 template <class Bits>
 class Splitters {
  public:
-  // From `sample` (encoded keys, any order; sorted in place), aiming at `rounds` rounds of equal
+  // From `sample` (the keys as words, any order; sorted in place), aiming at `rounds` rounds of equal
   // expected size, and never more than `rounds` rounds. A value that fills more than a round's share
   // of the sample gets a round of its own (it cannot be split by value, and a round of one value
   // needs no sort); where heavy values would make more rounds than asked for, the shares grow until
@@ -30,8 +31,8 @@ class Splitters {
   static Splitters evenly(std::size_t rounds, Bits lowest, Bits highest);
 
   [[nodiscard]] std::size_t rounds() const { return bounds_.size() + 1; }
-  [[nodiscard]] std::size_t round_of(Bits encoded) const {
-    return std::size_t(std::upper_bound(bounds_.begin(), bounds_.end(), encoded) - bounds_.begin());
+  [[nodiscard]] std::size_t round_of(Bits value) const {
+    return std::size_t(std::upper_bound(bounds_.begin(), bounds_.end(), value) - bounds_.begin());
   }
   [[nodiscard]] const std::vector<Bits>& bounds() const { return bounds_; }
 

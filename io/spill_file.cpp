@@ -1,6 +1,7 @@
 #include "io/spill_file.hpp"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -39,7 +40,15 @@ UniqueFd create_and_unlink(const std::string& dir) {
   }
 }
 
+// How errors name a spill file in memory.
+constexpr const char* kMemoryName = "spill memory";
+
 UniqueFd create_anonymous(const std::string& dir) {
+  if (dir.empty()) {
+    const int fd = ::memfd_create("rmgsort-spill", MFD_CLOEXEC);
+    if (fd >= 0) return UniqueFd(fd);
+    throw_errno(kMemoryName, "cannot create an anonymous memory file");
+  }
   const int fd = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
   if (fd >= 0) return UniqueFd(fd);
   // EOPNOTSUPP: the file system has no O_TMPFILE; EISDIR: the kernel has none (before Linux 3.11).
@@ -61,7 +70,7 @@ void pread_exact(int fd, const std::string& name, std::byte* dst, std::size_t by
 }  // namespace
 
 SpillFile::SpillFile(const std::string& temp_dir, std::size_t rounds, std::size_t table_bytes)
-    : name_("--temp-dir " + temp_dir + ": spill file"),
+    : name_(temp_dir.empty() ? std::string(kMemoryName) : "--temp-dir " + temp_dir + ": spill file"),
       fd_(create_anonymous(temp_dir)),
       rounds_(rounds),
       page_rows_(std::max<std::size_t>(1, table_bytes / (8 + 4 * rounds))),

@@ -1,10 +1,11 @@
-// The spill file of one partitioning pass (sort/spill_sort.hpp): an anonymous file in --temp-dir that
-// takes whole chunks of keys grouped by round, and gives each round back as the concatenation of its
-// segments, one per chunk, in append order.
+// The spill file of one partitioning pass (sort/spill_sort.hpp): an anonymous file in --temp-dir, or
+// in memory, that takes whole chunks of records grouped by round, and gives each round back as the
+// concatenation of its segments, one per chunk, in append order (so records keep their order).
 //
-// The file has no name another process could see or that could outlive the process: it is created
-// with O_TMPFILE (or, where the file system refuses that, created exclusively and unlinked at once,
-// its name registered for removal on signals meanwhile), so only its descriptor keeps it, and even
+// The file has no name another process could see or that could outlive the process: in a directory
+// it is created with O_TMPFILE (or, where the file system refuses that, created exclusively and
+// unlinked at once, its name registered for removal on signals meanwhile); in memory it is a memfd
+// (records that fit memory but not one sort of the engine). Only its descriptor keeps it, and even
 // SIGKILL leaves nothing behind. A pass holds one file, however many rounds it makes.
 //
 // Where each round's segment lies in each chunk is a table of one row per chunk (the chunk's offset
@@ -29,16 +30,18 @@ class BlockQueue;
 
 class SpillFile {
  public:
-  // An empty file in TEMP_DIR for chunks of keys in ROUNDS rounds (at least 1), whose table pages
-  // take at most TABLE_BYTES of memory (at least one row). Throws rmgsort::Error naming --temp-dir
-  // ("--temp-dir /tmp: cannot create a spill file: Read-only file system").
+  // An empty file in TEMP_DIR, or in anonymous memory when TEMP_DIR is empty, for chunks of records
+  // in ROUNDS rounds (at least 1), whose table pages take at most TABLE_BYTES of memory (at least one
+  // row). Throws rmgsort::Error naming --temp-dir ("--temp-dir /tmp: cannot create a spill file:
+  // Read-only file system"), or "spill memory".
   SpillFile(const std::string& temp_dir, std::size_t rounds, std::size_t table_bytes);
   SpillFile(const SpillFile&) = delete;
   SpillFile& operator=(const SpillFile&) = delete;
 
   // Appends CHUNK (at most 4 GiB), whose bytes are grouped by round: round r is
   // [round_ends[r - 1], round_ends[r]) (0 for r = 0), and round_ends.back() == chunk.size(). One
-  // thread at a time. Throws rmgsort::Error naming --temp-dir ("...: No space left on device").
+  // thread at a time. Throws rmgsort::Error naming --temp-dir or the memory ("...: No space left on
+  // device").
   void append(std::span<const std::byte> chunk, std::span<const std::uint64_t> round_ends);
   // Writes the rows not yet written and frees the page: call once, after the last append and before
   // any round is read.
@@ -47,7 +50,7 @@ class SpillFile {
   [[nodiscard]] std::size_t rounds() const { return rounds_; }
   [[nodiscard]] std::uint64_t round_bytes(std::size_t round) const { return round_bytes_[round]; }
   [[nodiscard]] int fd() const { return fd_.get(); }
-  // "--temp-dir DIR: spill file", how errors name the file.
+  // "--temp-dir DIR: spill file" or "spill memory", how errors name the file.
   [[nodiscard]] const std::string& name() const { return name_; }
 
  private:

@@ -45,18 +45,22 @@ SortOutcome sort_through_spill(SortPlan& plan, const InputFile& input, HostBuffe
                                const SortRun& run) {
   SortEngine& engine = *plan.engine;
   const RecordLayout& layout = engine.layout();
-  RMGSORT_EXPECTS(plan.path == SortPath::spill && layout.is_bare_key(), "a spill plan of bare keys");
+  RMGSORT_EXPECTS(plan.path == SortPath::spill, "a spill plan");
   const std::size_t width = layout.record_size;
+  // The user's records: the engine's, less the positions a pass appends to them.
+  RecordLayout user = layout;
+  if (plan.positions == PositionSource::appended) user.record_size -= 8;
   Progress& progress = *run.progress;
   SortOutcome outcome;
   Stopwatch phase;
-  SortedSink sink(run, layout, input.regular ? input.size / layout.record_size : 0);
+  SortedSink sink(run, user, input.regular ? input.size / user.record_size : 0);
   KeyChecksum input_checksum;
   RoundMemory round_memory(plan, prefix, outcome.times);
   SpillJob job;
-  job.type = layout.key_type;
+  job.layout = user;
+  job.append_position = plan.positions == PositionSource::appended;
   job.order = run.order;
-  job.temp_dir = temp_dir_or_default(temp_dir);
+  job.temp_dir = plan.spill_in_memory ? std::string() : temp_dir_or_default(temp_dir);
   job.round_keys = plan.round_keys;
   job.chunk_bytes = plan.spill_chunk_bytes;
   // Progress: the streaming pass reads the input ("spilling"), then the rounds are sorted and
@@ -66,7 +70,7 @@ SortOutcome sort_through_spill(SortPlan& plan, const InputFile& input, HostBuffe
   job.on_input = [&](std::span<const std::byte> chunk) {
     bytes_in += chunk.size();
     progress.advance(chunk.size());
-    if (run.verify) input_checksum += checksum_keys(chunk.data(), chunk.size(), width);
+    if (run.verify) input_checksum += verify_checksum(user, chunk.data(), chunk.size());
   };
   job.on_rounds = [&](std::uint64_t done, std::uint64_t total) {
     if (!sorting_rounds) progress.phase("sorting rounds", bytes_in);
@@ -74,13 +78,32 @@ SortOutcome sort_through_spill(SortPlan& plan, const InputFile& input, HostBuffe
     progress.rounds(done, total);
   };
   job.round_buffers = [&] { return round_memory(); };
-  job.sort_round = [&](std::byte* keys, std::uint64_t count) { (void)engine.sort(keys, count, run.order); };
-  job.sorted = [&](std::span<const std::byte> round) { sink(SortedRound{round, {}}); };
-  progress.phase("spilling " + input.display_name() + " to " + job.temp_dir, input.regular ? input.size : 0);
+  // A round sort_round sorted is handed on as the engine left it (records gathered apart from their
+  // positions). A round of one repeated key comes without a sort, as it was spilled: as it is, or,
+  // when its records carry their positions, through the engine too, which keeps their order (it is
+  // stable) and takes the positions apart.
+  SortedRound sorted_round;
+  bool round_sorted = false;
+  job.sort_round = [&](std::byte* records, std::uint64_t count) {
+    sorted_round = engine.sort(records, count, run.order);
+    round_sorted = true;
+    return std::span<const std::byte>(records, count * width);
+  };
+  job.sorted = [&](std::span<const std::byte> round) {
+    if (!round_sorted && plan.positions == PositionSource::appended) {
+      // (The round buffer is the driver's own memory: the engine only reads it.)
+      sorted_round = engine.sort(const_cast<std::byte*>(round.data()), round.size() / width, run.order);
+      round_sorted = true;
+    }
+    sink(round_sorted ? sorted_round : SortedRound{round, {}});
+    round_sorted = false;
+  };
+  progress.phase("spilling " + input.display_name() + " to " + (plan.spill_in_memory ? "memory" : job.temp_dir),
+                 input.regular ? input.size : 0);
   SpillSource source{&input, prefix.bytes()};
   outcome.spill = spill_sort(job, source);
   outcome.verify_failure = sink.finish(input_checksum);
-  outcome.bytes = outcome.spill->keys * width;
+  outcome.bytes = outcome.spill->keys * user.record_size;
   const double total = phase.lap();
   outcome.times.partition = outcome.spill->spill_seconds;
   for (double s : outcome.spill->round_sort_seconds) outcome.times.sort += s;

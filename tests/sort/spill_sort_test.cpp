@@ -1,7 +1,9 @@
-// The spill path through its API: a spill file gives each round back as appended, across many table
-// pages and with skips; spill_sort of skewed and uniform keys hands on the sorted input in rounds
-// of at most round_keys, in a few levels, whatever the skew, and over more than two levels of
-// repartitioning, from a file or a stream, with the CPU sorting each round.
+// The spill path through its API: a spill file, in a directory or in memory, gives each round back
+// as appended, across many table pages and with skips; spill_sort of skewed and uniform keys hands on
+// the sorted input in rounds of at most round_keys, in a few levels, whatever the skew, and over more
+// than two levels of repartitioning, from a file or a stream, with the CPU sorting each round; and
+// spill_sort of records of every key type and layout equals std::stable_sort by compare_ranks (equal
+// keys in input order), input positions appended or not, over several levels and rank words.
 #include "sort/spill_sort.hpp"
 
 #include <gtest/gtest.h>
@@ -22,6 +24,7 @@
 #include "core/error.hpp"
 #include "io/input_file.hpp"
 #include "io/spill_file.hpp"
+#include "../host/spill_test_records.hpp"
 #include "../io/io_test_support.hpp"
 
 namespace rmgsort {
@@ -32,10 +35,11 @@ std::string temp_dir() {
   return dir != nullptr && *dir != '\0' ? dir : "/tmp";
 }
 
-TEST(SpillFileTest, RoundsComeBackInAppendOrderAcrossTablePages) {
+// Rounds of a spill file in DIR ("": in memory) come back as appended.
+void expect_rounds_in_append_order(const std::string& dir) {
   constexpr std::size_t kRounds = 5;
   // A table of 3 rows a page (8 + 4 * 5 = 28 bytes a row): 40 chunks make 14 pages.
-  SpillFile file(temp_dir(), kRounds, 3 * 28);
+  SpillFile file(dir, kRounds, 3 * 28);
   std::vector<std::vector<std::uint32_t>> expected(kRounds);
   std::uint32_t next = 0;
   for (std::size_t chunk = 0; chunk < 40; ++chunk) {
@@ -74,6 +78,13 @@ TEST(SpillFileTest, RoundsComeBackInAppendOrderAcrossTablePages) {
     EXPECT_EQ(skipping.read(reinterpret_cast<std::byte*>(rest.data()), rest.size() * 4), rest.size() * 4);
     EXPECT_TRUE(std::equal(rest.begin(), rest.end(), expected[r].begin() + std::ptrdiff_t(skip)));
   }
+}
+
+TEST(SpillFileTest, RoundsComeBackInAppendOrderAcrossTablePages) { expect_rounds_in_append_order(temp_dir()); }
+
+TEST(SpillFileTest, InMemoryRoundsComeBackInAppendOrder) {
+  expect_rounds_in_append_order("");
+  EXPECT_EQ(SpillFile("", 2, 4096).name(), "spill memory");
 }
 
 TEST(SpillFileTest, AnUnusableTempDirIsNamed) {
@@ -115,7 +126,7 @@ SpillReport spill_sorted(const std::string& dist, std::uint64_t count, std::uint
   }
   std::vector<std::uint64_t> buffers(2 * round_keys), scratch(round_keys), sorted;
   SpillJob job;
-  job.type = KeyType::u64;
+  job.layout = RecordLayout::bare_key(KeyType::u64);
   job.order = order;
   job.temp_dir = temp_dir();
   job.round_keys = round_keys;
@@ -125,6 +136,7 @@ SpillReport spill_sorted(const std::string& dist, std::uint64_t count, std::uint
   };
   job.sort_round = [&](std::byte* round, std::uint64_t n) {
     radix_sort(reinterpret_cast<std::uint64_t*>(round), n, order, scratch.data());
+    return std::span<const std::byte>(round, n * 8);
   };
   job.sorted = [&](std::span<const std::byte> round) {
     EXPECT_LE(round.size(), round_keys * 8);
@@ -174,6 +186,160 @@ TEST(SpillSortTest, RepartitionsOverSeveralLevels) {
     EXPECT_GE(report.levels, 3);
     EXPECT_LE(report.levels, 8);
     EXPECT_GT(report.spilled_bytes, 2 * 40000 * 8);  // the input and its rounds, spilled again
+  }
+}
+
+// How spill_records_sorted runs spill_sort.
+struct RecordsRun {
+  SortOrder order = SortOrder::ascending;
+  Source source = Source::file;
+  bool append_position = false;
+  bool in_memory = false;       // the spill files in anonymous memory, not in temp_dir()
+  std::uint64_t round_keys = 16;
+  std::size_t chunk_bytes = 4096;
+};
+
+std::string describe(const RecordsRun& run) {
+  return std::string(run.order == SortOrder::ascending ? "ascending" : "descending") +
+         (run.source == Source::file ? ", file" : ", stream") + (run.append_position ? ", positions" : "") +
+         (run.in_memory ? ", in memory" : "") + ", rounds of " + std::to_string(run.round_keys) + ", chunks of " +
+         std::to_string(run.chunk_bytes);
+}
+
+// spill_sort of RECORDS (of LAYOUT) as RUN says, each round sorted by std::stable_sort by
+// compare_ranks into a buffer of the test's own: the records handed on, joined, are
+// std::stable_sort's (positions appended when asked), in rounds of at most round_keys records.
+SpillReport spill_records_sorted(const std::vector<std::byte>& records, const RecordLayout& layout,
+                                 const RecordsRun& run) {
+  const std::string path = temp_dir() + "/rmgsort-spill-records-test-" + std::to_string(::getpid());
+  std::optional<InputFile> file;
+  std::optional<test::Feeder> pipe;
+  // A stream's prefix: a third of the input, ending inside a record.
+  const std::size_t prefix_bytes = std::min(records.size(), records.size() / 3 + 3);
+  if (run.source == Source::file) {
+    test::write_plain_file(path, records);
+    file = open_input(path);
+    ::unlink(path.c_str());
+  } else {
+    pipe.emplace(std::vector<std::byte>(records.begin() + std::ptrdiff_t(prefix_bytes), records.end()));
+  }
+  SpillJob job;
+  job.layout = layout;
+  job.order = run.order;
+  job.append_position = run.append_position;
+  job.temp_dir = run.in_memory ? "" : temp_dir();
+  job.round_keys = run.round_keys;
+  job.chunk_bytes = run.chunk_bytes;
+  const RecordLayout spilled = job.spilled_layout();
+  const std::size_t size = spilled.record_size;
+  std::vector<std::byte> buffers(2 * run.round_keys * size), own(run.round_keys * size), sorted;
+  job.round_buffers = [&]() -> std::array<std::byte*, 2> {
+    return {buffers.data(), buffers.data() + run.round_keys * size};
+  };
+  std::uint64_t input_bytes = 0;
+  job.on_input = [&](std::span<const std::byte> chunk) {
+    EXPECT_EQ(chunk.size() % layout.record_size, 0u);
+    input_bytes += chunk.size();
+  };
+  job.sort_round = [&](std::byte* round, std::uint64_t n) {
+    EXPECT_LE(n, run.round_keys);
+    const std::vector<std::byte> in(round, round + n * size);
+    const std::vector<std::byte> out = test::stable_sorted(in, spilled, run.order);
+    std::copy(out.begin(), out.end(), own.begin());
+    return std::span<const std::byte>(own.data(), out.size());
+  };
+  job.sorted = [&](std::span<const std::byte> round) {
+    EXPECT_EQ(round.size() % size, 0u);
+    EXPECT_LE(round.size(), run.round_keys * size);
+    sorted.insert(sorted.end(), round.begin(), round.end());
+  };
+  const SpillReport report =
+      run.source == Source::file
+          ? spill_sort(job, SpillSource{&*file, {}})
+          : spill_sort(job, SpillSource{&pipe->input(), std::span<const std::byte>(records).first(prefix_bytes)});
+  const std::vector<std::byte> expected =
+      test::stable_sorted(run.append_position ? test::with_positions(records, layout) : records, spilled, run.order);
+  EXPECT_EQ(sorted.size(), expected.size());
+  EXPECT_TRUE(sorted == expected) << "the records handed on differ from std::stable_sort's";
+  EXPECT_EQ(input_bytes, records.size());
+  EXPECT_EQ(report.keys, records.size() / layout.record_size);
+  return report;
+}
+
+template <class Key>
+class SpillRecordsTest : public ::testing::Test {};
+TYPED_TEST_SUITE(SpillRecordsTest, test::AllKeySpecs);
+
+// Two thousand records in every layout, rounds of 16 (two or three levels): both orders, files and
+// streams, positions appended or not, in a directory or in memory, chunks of a page or not, each
+// combination met by every key type.
+TYPED_TEST(SpillRecordsTest, EveryLayoutSortsStably) {
+  const std::vector<RecordLayout> layouts = test::layouts_of(TypeParam::spec());
+  for (std::size_t i = 0; i < layouts.size(); ++i) {
+    for (const int variant : {0, 1}) {
+      RecordsRun run;
+      run.order = variant == 0 ? SortOrder::ascending : SortOrder::descending;
+      run.source = (i + std::size_t(variant)) % 2 == 0 ? Source::file : Source::stream_after_prefix;
+      run.append_position = (i / 2 + std::size_t(variant)) % 2 == 0;
+      run.in_memory = (i + 2 * std::size_t(variant)) % 3 == 0;
+      run.chunk_bytes = i % 2 == 0 ? 4096 : 3000;
+      SCOPED_TRACE(test::describe(layouts[i]) + ", " + describe(run));
+      const std::vector<std::byte> records = test::make_records(layouts[i], 2000, test::Keys::spread, i + 1);
+      const SpillReport report = spill_records_sorted(records, layouts[i], run);
+      EXPECT_GE(report.levels, 2);
+    }
+  }
+}
+
+// Heavy duplicates (stability: the position in the payload tells equal keys apart), and keys that
+// share their leading bytes (bytes keys: rounds partitioned again by their later rank words).
+TYPED_TEST(SpillRecordsTest, HeavyAndSharedPrefixKeysKeepInputOrder) {
+  const std::vector<RecordLayout> layouts = test::layouts_of(TypeParam::spec());
+  for (const RecordLayout& layout : {layouts.front(), layouts.back()}) {
+    for (const test::Keys keys : {test::Keys::heavy, test::Keys::shared_prefix}) {
+      for (const SortOrder order : {SortOrder::ascending, SortOrder::descending}) {
+        RecordsRun run;
+        run.order = order;
+        run.append_position = order == SortOrder::descending;
+        SCOPED_TRACE(test::describe(layout) + ", keys " + std::to_string(int(keys)) + ", " + describe(run));
+        (void)spill_records_sorted(test::make_records(layout, 2500, keys, 11), layout, run);
+      }
+    }
+  }
+}
+
+// One key in every record: each pass finds one value of its word and moves to the next word, and
+// the last word's round is one repeated key, copied through in input order.
+TYPED_TEST(SpillRecordsTest, AllKeysEqualCopiedThroughInInputOrder) {
+  const std::vector<RecordLayout> layouts = test::layouts_of(TypeParam::spec());
+  for (const RecordLayout& layout : {layouts.front(), layouts.back()}) {
+    for (const Source source : {Source::file, Source::stream_after_prefix}) {
+      RecordsRun run;
+      run.source = source;
+      run.order = source == Source::file ? SortOrder::ascending : SortOrder::descending;
+      run.append_position = source == Source::file;
+      SCOPED_TRACE(test::describe(layout) + ", " + describe(run));
+      const SpillReport report = spill_records_sorted(test::make_records(layout, 2000, test::Keys::equal), layout, run);
+      const int words = int((layout.key_size + 7) / 8);
+      EXPECT_EQ(report.levels, layout.key_type == KeyType::bytes ? words : 1);
+    }
+  }
+}
+
+TYPED_TEST(SpillRecordsTest, NoneOneAndSevenRecords) {
+  const std::vector<RecordLayout> layouts = test::layouts_of(TypeParam::spec());
+  for (const RecordLayout& layout : {layouts.front(), layouts[layouts.size() / 2], layouts.back()}) {
+    for (const std::size_t count : {0, 1, 7}) {
+      for (const Source source : {Source::file, Source::stream_after_prefix}) {
+        RecordsRun run;
+        run.source = source;
+        run.order = count == 7 ? SortOrder::descending : SortOrder::ascending;
+        run.append_position = source == Source::stream_after_prefix;
+        run.round_keys = 2;
+        SCOPED_TRACE(test::describe(layout) + ", " + std::to_string(count) + " records, " + describe(run));
+        (void)spill_records_sorted(test::make_records(layout, count, test::Keys::spread, count), layout, run);
+      }
+    }
   }
 }
 
