@@ -9,9 +9,9 @@
 #      on the CPU (and, with a GPU, the inputs of few distinct keys with the GPUs too);
 #   2. hand-written keys (NaNs, -0.0 and +0.0, integer extremes, bytes:N prefixes) against
 #      hand-written orders of their positions;
-#   3. 10^5 .. 10^6 records through every path: in memory, spilled (small --host-memory), a file and a
-#      pipe on standard input, --index-output with and without -o, --verify, and, with a GPU, the
-#      in-core GPU sort and rounds forced by a small --gpu-memory;
+#   3. 10^5 .. 10^6 records through every path: in memory, spilled (small --host-memory; one level and
+#      several), a file and a pipe on standard input, --index-output with and without -o, --verify,
+#      and, with a GPU, the in-core GPU sort and rounds forced by a small --gpu-memory;
 #   4. the usage errors of records; 5. generate --record-size, sort, check --input.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -234,6 +234,19 @@ for item in "${BIG[@]}"; do
   [[ -z $(ls -A "$D/temp") ]] || fail "spill files left in -T"
   end
   expect_ref "$type" "$r" "$k" desc "$in" - "$D/spill.desc.idx" "$what: spilled, descending, --index-output alone: positions"
+
+  # Keys of a few distinct values fall apart at the first level (equal keys need no further one).
+  levels=2
+  [[ $dist == few || $dist == special ]] && levels=1
+  begin "$what: spilled deep (--host-memory 256K: $levels spill level(s) or more), descending, --index-output with -o"
+  rmg sort "$in" -o "$D/deep.desc" --index-output "$D/deep.desc.idx" -r --host-memory 256K -T "$D/temp" "${lay[@]}" "${CPU[@]}" \
+    --stats "$D/stats.json"
+  expect_rc 0
+  [[ $RC -ne 0 || $(stat_of "$D/stats.json" spill_levels) -ge $levels ]] ||
+    fail "$(stat_of "$D/stats.json" spill_levels) spill level(s), expected $levels or more"
+  [[ -z $(ls -A "$D/temp") ]] || fail "spill files left in -T"
+  end
+  expect_ref "$type" "$r" "$k" desc "$in" "$D/deep.desc" "$D/deep.desc.idx" "$what: spilled deep, descending: records and positions"
 
   begin "$what: a file on stdin, descending, in memory, --index-output"
   run "$RMGSORT" sort - -o "$D/stdin.desc" --index-output "$D/stdin.desc.idx" -r "${lay[@]}" "${CPU[@]}" <"$in"
