@@ -21,6 +21,11 @@ among identical bit patterns.
                                           one record per VALUE (keys.py's VALUE syntax for numbers; hex
                                           digits for bytes:N), payload as for gen
   records_ref.py positions TYPE R K FILE  prints the positions held by FILE's payloads (R >= width + 8)
+  records_ref.py generated TYPE R K FILE [BARE]
+                                          FILE is what `rmgsort generate` writes for records: record i's
+                                          payload starts with i (u64 little endian, the low bytes that
+                                          fit); its keys are BARE's (the bare keys of the same seed);
+                                          bytes:10 in 100-byte records: the Sort Benchmark layout
   records_ref.py verify MANIFEST          lines "TYPE R K ORDER INPUT OUTPUT INDEX NAME..." (OUTPUT or
                                           INDEX '-' when absent); prints PASS/FAIL NAME per line, the
                                           first difference for a failure; exit 1 if any failed
@@ -30,6 +35,7 @@ import sys
 
 import numpy as np
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import keys as keys_py  # noqa: E402  (keys.py parses edge values: min, max, nan, bits:0x...)
 
@@ -185,6 +191,31 @@ def positions(type_name, record_size, offset, path):
     return np.ascontiguousarray(records[:, columns]).view("<u8").reshape(-1)
 
 
+def check_generated(type_name, record_size, offset, path, bare_path=None):
+    """Why FILE is not generate's record layout, or None."""
+    records = read_records(path, record_size)
+    n = records.shape[0]
+    index = np.arange(n, dtype="<u8").view(np.uint8).reshape(-1, 8)
+    if type_name == "bytes:10" and record_size == 100 and offset == 0:
+        hex_index = np.array([f"{i:032X}".encode() for i in range(n)], dtype="S32").view(np.uint8).reshape(-1, 32)
+        fixed = {10: 0x00, 11: 0x11, 44: 0x88, 45: 0x99, 46: 0xAA, 47: 0xBB, 96: 0xCC, 97: 0xDD, 98: 0xEE, 99: 0xFF}
+        for column, value in fixed.items():
+            if n and np.any(records[:, column] != value):
+                return f"byte {column} of a record is not 0x{value:02X} (the Sort Benchmark layout)"
+        if not np.array_equal(records[:, 12:44], hex_index):
+            return "bytes 12..43 are not the record's index as 32 upper-case hex digits"
+    else:
+        columns = payload_columns(type_name, record_size, offset)[:8]
+        if not np.array_equal(records[:, columns], index[:, :len(columns)]):
+            bad = np.flatnonzero((records[:, columns] != index[:, :len(columns)]).any(axis=1))[0]
+            return f"record {bad}'s payload does not start with its index: {records[bad].tobytes().hex()}"
+    if bare_path is not None:
+        bare = np.fromfile(bare_path, dtype=np.uint8)
+        if not np.array_equal(key_bytes(records, type_name, offset).reshape(-1), bare):
+            return f"the keys differ from {bare_path}'s (the bare keys of the same seed)"
+    return None
+
+
 def describe(records, i, type_name, offset):
     kb = key_bytes(records[i:i + 1], type_name, offset)
     text = kb.tobytes().hex()
@@ -284,6 +315,12 @@ def main(argv):
         return 0
     if command == "positions" and len(argv) == 6:
         print(" ".join(str(p) for p in positions(argv[2], int(argv[3]), int(argv[4]), argv[5])))
+        return 0
+    if command == "generated" and len(argv) in (6, 7):
+        why = check_generated(argv[2], int(argv[3]), int(argv[4]), argv[5], argv[6] if len(argv) == 7 else None)
+        if why:
+            print(why)
+            return 1
         return 0
     if command == "verify" and len(argv) == 3:
         return verify(argv[2])

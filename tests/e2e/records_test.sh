@@ -9,9 +9,9 @@
 #      on the CPU (and, with a GPU, the inputs of few distinct keys with the GPUs too);
 #   2. hand-written keys (NaNs, -0.0 and +0.0, integer extremes, bytes:N prefixes) against
 #      hand-written orders of their positions;
-#   3. 10^5 .. 10^6 records through every path: in memory, spilled (small --host-memory), a file and a
-#      pipe on standard input, --index-output with and without -o, --verify, and, with a GPU, the
-#      in-core GPU sort and rounds forced by a small --gpu-memory;
+#   3. 10^5 .. 10^6 records through every path: in memory, spilled (small --host-memory; one level and
+#      several), a file and a pipe on standard input, --index-output with and without -o, --verify,
+#      and, with a GPU, the in-core GPU sort and rounds forced by a small --gpu-memory;
 #   4. the usage errors of records; 5. generate --record-size, sort, check --input.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -235,6 +235,19 @@ for item in "${BIG[@]}"; do
   end
   expect_ref "$type" "$r" "$k" desc "$in" - "$D/spill.desc.idx" "$what: spilled, descending, --index-output alone: positions"
 
+  # Keys of a few distinct values fall apart at the first level (equal keys need no further one).
+  levels=2
+  [[ $dist == few || $dist == special ]] && levels=1
+  begin "$what: spilled deep (--host-memory 256K: $levels spill level(s) or more), descending, --index-output with -o"
+  rmg sort "$in" -o "$D/deep.desc" --index-output "$D/deep.desc.idx" -r --host-memory 256K -T "$D/temp" "${lay[@]}" "${CPU[@]}" \
+    --stats "$D/stats.json"
+  expect_rc 0
+  [[ $RC -ne 0 || $(stat_of "$D/stats.json" spill_levels) -ge $levels ]] ||
+    fail "$(stat_of "$D/stats.json" spill_levels) spill level(s), expected $levels or more"
+  [[ -z $(ls -A "$D/temp") ]] || fail "spill files left in -T"
+  end
+  expect_ref "$type" "$r" "$k" desc "$in" "$D/deep.desc" "$D/deep.desc.idx" "$what: spilled deep, descending: records and positions"
+
   begin "$what: a file on stdin, descending, in memory, --index-output"
   run "$RMGSORT" sort - -o "$D/stdin.desc" --index-output "$D/stdin.desc.idx" -r "${lay[@]}" "${CPU[@]}" <"$in"
   expect_rc 0
@@ -321,7 +334,7 @@ for item in "${GEN[@]}"; do
   lay=(-t "$type" --record-size "$r" --key-offset "$k")
   in=$D/gen.in
   what="$type --record-size $r --key-offset $k ($dist)"
-  begin "generate $what, 20011 records: exit 0, 20011 records"
+  begin "generate $what, 20011 records: exit 0, 20011 records, payloads starting with the index, the bare keys of the seed"
   rmg generate -o "$in" "${lay[@]}" --count 20011 --dist "$dist" --seed 7
   if [[ $RC -ne 0 ]] && grep -q "not supported" "$WORK/stderr"; then
     skip "this rmgsort's generate refuses records: $(head -n 1 "$WORK/stderr")"
@@ -329,6 +342,12 @@ for item in "${GEN[@]}"; do
   fi
   expect_rc 0
   expect_size "$in" $((20011 * r))
+  bare=""
+  if [[ $type != bytes:* ]]; then
+    "$RMGSORT" generate -o "$D/gen.bare" -t "$type" --count 20011 --dist "$dist" --seed 7 || fail "generate of bare keys failed"
+    bare=$D/gen.bare
+  fi
+  why=$(ref generated "$type" "$r" "$k" "$in" ${bare:+"$bare"} 2>&1) || fail "not generate's record layout: $why"
   end
   [[ $RC -eq 0 ]] || continue
   for order in asc desc; do
@@ -348,13 +367,23 @@ for item in "${GEN[@]}"; do
     expect_ref "$type" "$r" "$k" "$order" "$in" "$D/gen.$order" - "generated $what, $order: the reference's records"
   done
   if [[ $dist != zero ]]; then
-    begin "check $what: the unsorted input, and the ascending output checked as descending: exit 1"
+    begin "check $what: exit 1 for the unsorted input, the ascending output checked as descending, and a changed payload byte with --input"
     rmg check "$in" "${lay[@]}"
     if [[ $RC -ne 0 ]] && grep -q "not supported" "$WORK/stderr"; then
       skip "this rmgsort's check refuses records"
     else
       expect_rc 1
       rmg check "$D/gen.asc" -r "${lay[@]}"
+      expect_rc 1
+      # One payload byte changed (the key untouched, so the order holds): no longer the input's records.
+      cp "$D/gen.asc" "$D/gen.tampered"
+      at=$(((k + $(width_of "$type") == r) ? 0 : r - 1))  # a payload byte of the first record
+      byte=$(od -An -tu1 -j "$at" -N1 "$D/gen.tampered" | tr -d ' ')
+      # shellcheck disable=SC2059
+      printf "\\x$(printf %02x $((byte ^ 0xff)))" | dd of="$D/gen.tampered" bs=1 seek="$at" conv=notrunc status=none
+      rmg check "$D/gen.tampered" "${lay[@]}"
+      expect_rc 0
+      rmg check "$D/gen.tampered" "${lay[@]}" --input "$in"
       expect_rc 1
       end
     fi
