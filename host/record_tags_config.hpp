@@ -53,4 +53,8 @@ inline constexpr std::uint64_t kInsertionSortTags = 32;
 inline constexpr std::uint64_t kTagsPerTask = std::uint64_t{1} << 16;
 inline constexpr std::uint64_t kTagTasksPerThread = 4;
 
+// A parallel pass over at least this many tags (2 MiB, beyond L2) writes its lines
+// with non-temporal stores; smaller ranges are read again from cache by the next pass.
+inline constexpr std::uint64_t kStreamingTags = std::uint64_t{1} << 18;
+
 }  // namespace rmgsort::record_tags_config
