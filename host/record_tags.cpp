@@ -31,18 +31,46 @@ const std::byte* record_at(const std::byte* records, std::uint64_t i, std::size_
 
 // --- build ---------------------------------------------------------------------------------------
 
-// First pass: tags[i] = rank word 0 of record i; returns, per rank word, the bits in which some
-// record of [begin, end) differs from record 0 (`first`).
+// The prefix shift that a sample of records suggests for rank word 0, or -1 when word 0 is the
+// same in the whole sample. The sample's highest differing bit is the round's for most inputs
+// (any spread of the top bit shows in kShiftSample records); then the first pass writes the final
+// tags, and the second pass is saved.
+template <class Rank>
+int guess_shift(const Rank& rank, const std::byte* records, std::uint64_t count, std::size_t record_size,
+                int index_bits) {
+  const std::uint64_t step = std::max<std::uint64_t>(count / kShiftSample, 1);
+  const std::uint64_t first = rank.word(records, 0);
+  std::uint64_t differing = 0;
+  for (std::uint64_t i = step; i < count; i += step)
+    differing |= rank.word(record_at(records, i, record_size), 0) ^ first;
+  if (differing == 0) return -1;
+  return std::max(int(std::bit_width(differing)) - (64 - index_bits), 0);
+}
+
+// First pass: tags[i] = the tag of the guessed shift (rank word 0 itself when there is none);
+// returns, per rank word, the bits in which some record of [begin, end) differs from record 0
+// (`first`).
 template <class Rank>
 WordBits scan_words(const Rank& rank, const std::byte* records, std::size_t record_size, std::uint64_t begin,
-                    std::uint64_t end, const WordBits& first, std::uint64_t* tags, WordBits differing) {
+                    std::uint64_t end, const WordBits& first, int guessed_shift, int index_bits, std::uint64_t* tags,
+                    WordBits differing) {
   const int words = rank.words();
-  for (std::uint64_t i = begin; i < end; ++i) {
-    const std::byte* record = record_at(records, i, record_size);
-    const std::uint64_t word0 = rank.word(record, 0);
-    tags[i] = word0;
-    differing[0] |= word0 ^ first[0];
-    for (int w = 1; w < words; ++w) differing[std::size_t(w)] |= rank.word(record, w) ^ first[std::size_t(w)];
+  const std::uint64_t prefix_mask = low_mask(64 - index_bits);
+  const auto scan = [&](auto tag_of) {
+    for (std::uint64_t i = begin; i < end; ++i) {
+      const std::byte* record = record_at(records, i, record_size);
+      const std::uint64_t word0 = rank.word(record, 0);
+      tags[i] = tag_of(word0, i);
+      differing[0] |= word0 ^ first[0];
+      for (int w = 1; w < words; ++w) differing[std::size_t(w)] |= rank.word(record, w) ^ first[std::size_t(w)];
+    }
+  };
+  if (guessed_shift < 0) {
+    scan([](std::uint64_t word0, std::uint64_t) { return word0; });
+  } else {
+    scan([&](std::uint64_t word0, std::uint64_t i) {
+      return ((word0 >> guessed_shift) & prefix_mask) << index_bits | i;
+    });
   }
   return differing;
 }
@@ -63,15 +91,15 @@ TagPlan plan_tags(const WordBits& differing, int words, int index_bits) {
   return plan;
 }
 
-// Second pass: tags[i] = prefix << index_bits | i, the prefix cut from the word the first pass
-// stored in tags[] (word 0) or from the record (a later word).
+// Second pass: tags[i] = prefix << index_bits | i, the prefix cut from rank word 0 where the
+// first pass left it in tags[] (`word0_in_tags`), else from the record.
 template <class Rank>
 void write_tags(const Rank& rank, const std::byte* records, std::size_t record_size, std::uint64_t count,
-                const TagPlan& plan, std::uint64_t* tags) {
+                const TagPlan& plan, bool word0_in_tags, std::uint64_t* tags) {
   const std::uint64_t prefix_mask = low_mask(64 - plan.index_bits);
   const int shift = plan.shift, index_bits = plan.index_bits, word = plan.word;
   tbb::parallel_for(tbb::blocked_range<std::uint64_t>(0, count, kScanGrain), [&](const auto& r) {
-    if (word == 0) {
+    if (word == 0 && word0_in_tags) {
       for (std::uint64_t i = r.begin(); i < r.end(); ++i)
         tags[i] = ((tags[i] >> shift) & prefix_mask) << index_bits | i;
     } else {
@@ -85,24 +113,26 @@ template <class Rank>
 TagPlan build_tags(const Rank& rank, const std::byte* records, std::uint64_t count, std::size_t record_size,
                    std::uint64_t* tags) {
   const int words = rank.words();
+  const int index_bits = count <= 1 ? 0 : int(std::bit_width(count - 1));
   WordBits first{};
   for (int w = 0; w < words; ++w) first[std::size_t(w)] = rank.word(records, w);
+  const int guessed_shift = guess_shift(rank, records, count, record_size, index_bits);
   const WordBits differing = tbb::parallel_reduce(
       tbb::blocked_range<std::uint64_t>(0, count, kScanGrain), WordBits{},
       [&](const auto& r, WordBits bits) {
-        return scan_words(rank, records, record_size, r.begin(), r.end(), first, tags, bits);
+        return scan_words(rank, records, record_size, r.begin(), r.end(), first, guessed_shift, index_bits, tags, bits);
       },
       [](WordBits a, const WordBits& b) {
         for (std::size_t w = 0; w < a.size(); ++w) a[w] |= b[w];
         return a;
       });
-  const TagPlan plan = plan_tags(differing, words, count <= 1 ? 0 : int(std::bit_width(count - 1)));
+  const TagPlan plan = plan_tags(differing, words, index_bits);
   if (differing == WordBits{}) {
     tbb::parallel_for(tbb::blocked_range<std::uint64_t>(0, count, kScanGrain), [&](const auto& r) {
       for (std::uint64_t i = r.begin(); i < r.end(); ++i) tags[i] = i;
     });
-  } else {
-    write_tags(rank, records, record_size, count, plan, tags);
+  } else if (guessed_shift < 0 || plan.word != 0 || plan.shift != guessed_shift) {
+    write_tags(rank, records, record_size, count, plan, guessed_shift < 0, tags);
   }
   return plan;
 }
@@ -156,13 +186,27 @@ template <class Rank>
 void refine_range(const RunSorter<Rank>& sorter, std::uint64_t* tags, std::uint64_t count, std::uint64_t begin,
                   std::uint64_t end, int index_bits) {
   const auto prefix = [&](std::uint64_t i) { return tags[i] >> index_bits; };
+  // The first i in [from, end) whose prefix is tags[i + 1]'s (end if none). Most prefixes are
+  // unique: blocks of kTieBlock pairs are tested without a branch per pair.
+  const auto next_tie = [&](std::uint64_t from) {
+    const std::uint64_t last = std::min(end, count - 1);  // pairs (i, i + 1) with i + 1 < count
+    std::uint64_t i = from;
+    for (; i + kTieBlock <= last; i += kTieBlock) {
+      bool tie = false;
+      for (std::uint64_t k = i; k < i + kTieBlock; ++k) tie |= ((tags[k] ^ tags[k + 1]) >> index_bits) == 0;
+      if (tie) break;
+    }
+    for (; i < last; ++i)
+      if (prefix(i) == prefix(i + 1)) return i;
+    return end;
+  };
   std::uint64_t i = begin;
   if (begin > 0)
     while (i < end && prefix(i) == prefix(begin - 1)) ++i;
-  while (i < end) {
-    std::uint64_t run_end = i + 1;
+  while ((i = next_tie(i)) < end) {
+    std::uint64_t run_end = i + 2;
     while (run_end < count && prefix(run_end) == prefix(i)) ++run_end;
-    if (run_end - i >= 2) sorter.sort(tags + i, tags + run_end);
+    sorter.sort(tags + i, tags + run_end);
     i = run_end;
   }
 }

@@ -11,11 +11,17 @@ namespace rmgsort::record_tags_config {
 // Records per task of the tag passes and the refinement's scan.
 inline constexpr std::uint64_t kScanGrain = std::uint64_t{1} << 16;
 
+// Records whose rank word 0 is sampled for the prefix's shift before the first pass.
+inline constexpr std::uint64_t kShiftSample = 1024;
+
 // Records per task of the gather.
 inline constexpr std::uint64_t kGatherGrain = std::uint64_t{1} << 14;
 
 // The gather fetches the record this many tags ahead of the one it copies.
 inline constexpr std::uint64_t kPrefetch = 16;
+
+// The refinement looks for tied prefixes this many neighbours at a time.
+inline constexpr std::uint64_t kTieBlock = 16;
 
 // Runs of equal prefixes up to this length are put in key order by insertion sort, up to
 // kSequentialRun by std::sort, longer ones by tbb::parallel_sort (a run can hold every record of
@@ -52,5 +58,9 @@ inline constexpr std::uint64_t kInsertionSortTags = 32;
 // tasks per thread for load balance.
 inline constexpr std::uint64_t kTagsPerTask = std::uint64_t{1} << 16;
 inline constexpr std::uint64_t kTagTasksPerThread = 4;
+
+// A parallel pass over at least this many tags (2 MiB, beyond L2) writes its lines
+// with non-temporal stores; smaller ranges are read again from cache by the next pass.
+inline constexpr std::uint64_t kStreamingTags = std::uint64_t{1} << 18;
 
 }  // namespace rmgsort::record_tags_config

@@ -4,6 +4,10 @@
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -31,6 +35,7 @@ class TagSorter {
   TagSorter(std::uint64_t* tags, std::uint64_t* scratch, int index_bits)
       : a_(tags),
         b_(scratch),
+        index_bits_(index_bits),
         prefix_mask_(~std::uint64_t{0} << index_bits),
         concurrency_(std::uint64_t(tbb::this_task_arena::max_concurrency())) {}
 
@@ -61,6 +66,55 @@ class TagSorter {
     return (any ^ all) & prefix_mask_;
   }
 
+  // scatter() for a parallel pass: a task's tags for bucket d collect in a cache-line buffer and
+  // go out a whole line at a time (kStream: with non-temporal stores, which skip the read for
+  // ownership and leave the caches to the next pass's input). Only the partial lines at the two
+  // ends of the task's region in a bucket are written tag by tag: other tasks' regions share them.
+  template <bool kStream>
+  static void scatter_lines(const std::uint64_t* in, std::uint64_t* out, std::uint64_t begin, std::uint64_t end,
+                            int shift, std::uint64_t mask, ParallelCounts& next) {
+    constexpr std::uint64_t kLine = 64 / sizeof(std::uint64_t);
+    alignas(64) std::array<std::array<std::uint64_t, kLine>, kBuckets> lines;
+    // Index i of `out` lies at slot (i + skew) % kLine of its cache line.
+    const std::uint64_t skew = (reinterpret_cast<std::uintptr_t>(out) / sizeof(std::uint64_t)) % kLine;
+    const ParallelCounts first = next;
+    const auto write_part = [&](std::size_t d, std::uint64_t from, std::uint64_t to) {
+      for (std::uint64_t k = from; k < to; ++k) out[k] = lines[d][(k + skew) % kLine];
+    };
+    for (std::uint64_t i = begin; i < end; ++i) {
+      const std::size_t d = std::size_t(digit(in[i], shift, mask));
+      const std::uint64_t at = next[d]++;
+      const std::uint64_t slot = (at + skew) % kLine;
+      lines[d][slot] = in[i];
+      if (slot != kLine - 1) continue;
+      const std::uint64_t line_begin = at + 1 - kLine;
+      if (at + 1 < first[d] + kLine) {
+        write_part(d, first[d], at + 1);
+      } else if constexpr (kStream) {
+        store_line_streaming(out + line_begin, lines[d].data());
+      } else {
+        std::memcpy(out + line_begin, lines[d].data(), 64);
+      }
+    }
+    for (std::size_t d = 0; d < kBuckets; ++d) {
+      const std::uint64_t slot = (next[d] + skew) % kLine;
+      if (slot != 0) write_part(d, std::max(first[d], next[d] - std::min(slot, next[d])), next[d]);
+    }
+#if defined(__SSE2__)
+    if constexpr (kStream) _mm_sfence();  // the streamed lines are seen by whoever reads them next
+#endif
+  }
+
+  static void store_line_streaming(std::uint64_t* to, const std::uint64_t* line) {
+#if defined(__SSE2__)
+    auto* dst = reinterpret_cast<__m128i*>(to);
+    const auto* src = reinterpret_cast<const __m128i*>(line);
+    for (int k = 0; k < 4; ++k) _mm_stream_si128(dst + k, _mm_load_si128(src + k));
+#else
+    std::memcpy(to, line, 64);
+#endif
+  }
+
   template <class Offsets>
   static void scatter(const std::uint64_t* in, std::uint64_t* out, std::uint64_t begin, std::uint64_t end, int shift,
                       std::uint64_t mask, Offsets& next) {
@@ -69,19 +123,14 @@ class TagSorter {
 
   // --- One thread: ranges that fit a core's cache ----------------------------------------------
 
-  void sort_sequential(const std::uint64_t* in, std::uint64_t begin, std::uint64_t end) {
+  // The range's tags agree on every bit at and above bit_end.
+  void sort_sequential(const std::uint64_t* in, std::uint64_t begin, std::uint64_t end, int bit_end) {
     const std::uint64_t n = end - begin;
-    if (n <= kInsertionSortTags) {
-      std::array<std::uint64_t, kInsertionSortTags> local;
-      for (std::uint64_t i = 0; i < n; ++i) {
-        const std::uint64_t tag = in[begin + i];
-        std::uint64_t j = i;
-        for (; j > 0 && local[j - 1] > tag; --j) local[j] = local[j - 1];
-        local[j] = tag;
-      }
-      std::copy_n(local.begin(), n, a_ + begin);
-      return;
-    }
+    if (n <= kInsertionSortTags) return sort_by_insertion(in, begin, end);
+    if (bit_end <= index_bits_) return settle(in, begin, end);  // equal prefixes
+    // Few prefix bits left below bit_end (the common case under an MSD pass): LSD passes over
+    // them, whose histograms also tell which of them differ.
+    if (bit_end - index_bits_ <= kLsdMaxTagBits) return sort_lsd(in, begin, end, index_bits_, bit_end);
     std::uint64_t any = 0, all = ~std::uint64_t{0};
     for (std::uint64_t i = begin; i < end; ++i) any |= in[i], all &= in[i];
     const std::uint64_t differing = (any ^ all) & prefix_mask_;
@@ -102,28 +151,42 @@ class TagSorter {
     scatter(in + begin, out + begin, 0, n, shift, mask, next);
     std::uint64_t bucket_begin = begin;
     for (std::uint64_t d = 0; d <= mask; ++d) {
-      if (count[d] != 0) sort_sequential(out, bucket_begin, bucket_begin + count[d]);
+      if (count[d] != 0) sort_sequential(out, bucket_begin, bucket_begin + count[d], shift);
       bucket_begin += count[d];
     }
   }
 
-  // LSD passes of kTagDigitBits over prefix bits [low, high), skipping those whose digit is the
-  // same in every tag.
+  void sort_by_insertion(const std::uint64_t* in, std::uint64_t begin, std::uint64_t end) {
+    std::array<std::uint64_t, kInsertionSortTags> local;
+    const std::uint64_t n = end - begin;
+    for (std::uint64_t i = 0; i < n; ++i) {
+      const std::uint64_t tag = in[begin + i];
+      std::uint64_t j = i;
+      for (; j > 0 && local[j - 1] > tag; --j) local[j] = local[j - 1];
+      local[j] = tag;
+    }
+    std::copy_n(local.begin(), n, a_ + begin);
+  }
+
+  // LSD passes over bits [low, high) in digits of at most kTagDigitBits, skipping those whose
+  // digit is the same in every tag.
   void sort_lsd(const std::uint64_t* in, std::uint64_t begin, std::uint64_t end, int low, int high) {
     const std::uint64_t n = end - begin;
     const int passes = (high - low + kTagDigitBits - 1) / kTagDigitBits;
-    const std::uint64_t mask = kBuckets - 1;
-    std::array<std::array<std::uint32_t, kBuckets>, (kLsdMaxTagBits + kTagDigitBits - 1) / kTagDigitBits> counts{};
+    const int digit_bits = (high - low + passes - 1) / passes;
+    const std::uint64_t mask = (std::uint64_t{1} << digit_bits) - 1;
+    std::array<std::array<std::uint32_t, kBuckets>, (kLsdMaxTagBits + kTagDigitBits - 1) / kTagDigitBits> counts;
+    for (int p = 0; p < passes; ++p) std::fill_n(counts[std::size_t(p)].begin(), mask + 1, 0);
     for (std::uint64_t i = begin; i < end; ++i)
-      for (int p = 0; p < passes; ++p) ++counts[std::size_t(p)][digit(in[i], low + p * kTagDigitBits, mask)];
+      for (int p = 0; p < passes; ++p) ++counts[std::size_t(p)][digit(in[i], low + p * digit_bits, mask)];
     const std::uint64_t sample = in[begin];
     const std::uint64_t* src = in;
     for (int p = 0; p < passes; ++p) {
-      const int shift = low + p * kTagDigitBits;
+      const int shift = low + p * digit_bits;
       if (counts[std::size_t(p)][digit(sample, shift, mask)] == n) continue;
       SequentialCounts next;
       std::uint32_t offset = 0;
-      for (std::size_t d = 0; d < kBuckets; ++d) next[d] = offset, offset += counts[std::size_t(p)][d];
+      for (std::size_t d = 0; d <= mask; ++d) next[d] = offset, offset += counts[std::size_t(p)][d];
       std::uint64_t* dst = other(src);
       scatter(src + begin, dst + begin, 0, n, shift, mask, next);
       src = dst;
@@ -136,7 +199,7 @@ class TagSorter {
   // The range's tags agree on every bit at and above bit_end.
   void sort_parallel(const std::uint64_t* in, std::uint64_t begin, std::uint64_t end, int bit_end) {
     const std::uint64_t n = end - begin;
-    if (n <= kSequentialTags) return sort_sequential(in, begin, end);
+    if (n <= kSequentialTags) return sort_sequential(in, begin, end, bit_end);
 
     // Task t owns tags [part(t), part(t + 1)): it counts them, then scatters them to the offsets
     // it was given, so every bucket receives task 0's tags first, then task 1's: stable.
@@ -173,8 +236,14 @@ class TagSorter {
       }
     }
     std::uint64_t* out = other(in);
-    tbb::parallel_for(std::uint64_t{0}, tasks,
-                      [&](std::uint64_t t) { scatter(in, out, part(t), part(t + 1), shift, mask, counts[t]); });
+    const bool stream = n >= kStreamingTags;
+    tbb::parallel_for(std::uint64_t{0}, tasks, [&](std::uint64_t t) {
+      if (stream) {
+        scatter_lines<true>(in, out, part(t), part(t + 1), shift, mask, counts[t]);
+      } else {
+        scatter_lines<false>(in, out, part(t), part(t + 1), shift, mask, counts[t]);
+      }
+    });
     // No differing prefix bit below the digit: every bucket is sorted.
     if (shift <= std::countr_zero(differing)) return settle_parallel(out, begin, end);
 
@@ -194,6 +263,7 @@ class TagSorter {
 
   std::uint64_t* a_;
   std::uint64_t* b_;
+  int index_bits_;
   std::uint64_t prefix_mask_;
   std::uint64_t concurrency_;
 };
