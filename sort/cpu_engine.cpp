@@ -3,6 +3,7 @@
 #include <limits>
 
 #include "host/radix_sort.hpp"
+#include "host/tag_sort.hpp"
 
 namespace rmgsort {
 
@@ -34,8 +35,8 @@ void CpuEngine::allocate(std::uint64_t keys) {
 SortedRound CpuEngine::sort(std::byte* records, std::uint64_t count, SortOrder order) {
   RMGSORT_EXPECTS(count <= scratch_keys_, "the sort buffer holds the keys (allocate() first)");
   if (tag_sorter_) {
-    return tag_sorter_->sort(records, count, order, [&](std::uint64_t* tags, std::uint64_t n) {
-      radix_sort(tags, n, SortOrder::ascending, scratch_.as<std::uint64_t>());
+    return tag_sorter_->sort(records, count, order, [&](std::uint64_t* tags, std::uint64_t n, int index_bits) {
+      sort_tags(tags, n, index_bits, scratch_.as<std::uint64_t>());
     });
   }
   visit_key_type(layout_.key_type, [&]<class T>(T) {

@@ -1,6 +1,6 @@
 // The CPU as a sort engine: the parallel radix sort (host/radix_sort.hpp) with its sort buffer, as
-// large as the keys, for bare keys; the record tag sort (sort/record_tag_sorter.hpp) with the same
-// radix sort of the tags for every other layout. It takes any number of records at once; place and
+// large as the keys, for bare keys; the record tag sort (sort/record_tag_sorter.hpp) with the radix
+// sort of tags (host/tag_sort.hpp) for every other layout. It takes any number of records at once; place and
 // pin are nothing to it.
 #pragma once
 

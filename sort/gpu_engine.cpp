@@ -65,7 +65,7 @@ class InCoreEngine final : public SortEngine {
   }
   SortedRound sort(std::byte* records, std::uint64_t count, SortOrder order) override {
     if (tag_sorter_) {
-      return tag_sorter_->sort(records, count, order, [&](std::uint64_t* tags, std::uint64_t n) {
+      return tag_sorter_->sort(records, count, order, [&](std::uint64_t* tags, std::uint64_t n, int) {
         sorted_on_gpus(reinterpret_cast<std::byte*>(tags), n, SortOrder::ascending);
       });
     }

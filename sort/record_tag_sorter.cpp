@@ -48,7 +48,7 @@ SortedRound RecordTagSorter::sort(const std::byte* records, std::uint64_t count,
   Stopwatch step;
   const TagPlan plan = build_record_tags(records, count, layout_, order, tags);
   seconds_.build += step.lap();
-  sort_tags(tags, count);
+  sort_tags(tags, count, plan.index_bits);
   seconds_.sort += step.lap();
   refine_record_tags(tags, count, plan, records, layout_, order);
   seconds_.refine += step.lap();

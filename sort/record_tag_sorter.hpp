@@ -31,8 +31,9 @@ class RecordTagSorter {
   void allocate(std::uint64_t keys);
   [[nodiscard]] HostBuffer& tags() { return tags_; }
 
-  // Sorts tags[0, count) as u64 keys, ascending.
-  using TagSort = std::function<void(std::uint64_t* tags, std::uint64_t count)>;
+  // Sorts tags[0, count) as u64 keys, ascending; their low index_bits are their positions, already
+  // ascending among equal prefixes (host/tag_sort.hpp uses that; a sort of u64 keys need not).
+  using TagSort = std::function<void(std::uint64_t* tags, std::uint64_t count, int index_bits)>;
 
   // Sorts records[0, count) stably in `order` by tags that SORT_TAGS sorts, gathering them into
   // the next output buffer. Positions (PositionSource::sort_input) are the records' places in
