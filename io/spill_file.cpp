@@ -10,20 +10,12 @@
 #include <cstring>
 #include <limits>
 
-#include <tbb/parallel_for.h>
-
 #include "io/detail/block_queue.hpp"
 #include "io/blocking_io.hpp"
 #include "io/cleanup.hpp"
 #include "core/error.hpp"
 
 namespace rmgsort {
-namespace {
-
-// Pieces of a spill write that threads write apart (see SpillFile::write).
-constexpr std::size_t kParallelWritePiece = std::size_t{4} << 20;
-
-}  // namespace
 namespace {
 
 // Reads of a round in flight at once, and the most bytes one of them asks for: a long segment is
@@ -111,19 +103,7 @@ void SpillFile::finish_appending() {
 }
 
 void SpillFile::write(const std::byte* data, std::size_t bytes) {
-  // A write into tmpfs or a memfd is a copy on the writing thread (about 3 GB/s): a chunk of many
-  // MiB is written in pieces by several threads, at their own offsets.
-  const std::size_t pieces = std::max<std::size_t>(1, bytes / kParallelWritePiece);
-  if (pieces == 1) {
-    pwrite_all(fd_.get(), name_, data, bytes, size_);
-  } else {
-    const std::uint64_t at = size_;
-    tbb::parallel_for(std::size_t{0}, pieces, [&](std::size_t piece) {
-      const std::size_t begin = bytes / pieces * piece;
-      const std::size_t end = piece + 1 == pieces ? bytes : bytes / pieces * (piece + 1);
-      pwrite_all(fd_.get(), name_, data + begin, end - begin, at + begin);
-    });
-  }
+  pwrite_all(fd_.get(), name_, data, bytes, size_);
   size_ += bytes;
 }
 
