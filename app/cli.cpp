@@ -94,7 +94,7 @@ struct RawOptions {
 };
 
 void add_sort_command(CLI::App& app, SortOptions& sort, RawOptions& raw) {
-  CLI::App* cmd = app.add_subcommand("sort", "Sort a file of keys (on every selected GPU, else on the CPU)");
+  CLI::App* cmd = app.add_subcommand("sort", "Sort a file of keys or records, stably (on every selected GPU, else on the CPU)");
   cmd->footer(kExitCodesHelp);
   cmd->add_option("INPUT", sort.input, "Input file; - reads standard input")->capture_default_str();
   cmd->add_option("-o,--output", sort.output,
@@ -124,13 +124,13 @@ void add_sort_command(CLI::App& app, SortOptions& sort, RawOptions& raw) {
 }
 
 void add_generate_command(CLI::App& app, GenerateOptions& generate, RawOptions& raw) {
-  CLI::App* cmd = app.add_subcommand("generate", "Generate a file of keys");
+  CLI::App* cmd = app.add_subcommand("generate", "Generate a file of keys or records");
   cmd->footer(std::string(distribution_help()) + "\n" + kExitCodesHelp);
   cmd->add_option("-o,--output", generate.output, "Output file; - writes standard output")->required();
   cmd->add_option("-t,--type", raw.type, kTypeHelp)->required();
   cmd->add_option("--record-size", raw.record_size, kRecordSizeHelp);
   cmd->add_option("--key-offset", raw.key_offset, kKeyOffsetHelp);
-  auto* count = cmd->add_option("--count", raw.count, "Number of keys; suffixes k, M, G are powers of 1000 (4G = 4e9)");
+  auto* count = cmd->add_option("--count", raw.count, "Number of records (keys); suffixes k, M, G are powers of 1000 (4G = 4e9)");
   auto* size = cmd->add_option("--size", raw.size, "Size in bytes; suffixes K, M, G, T are powers of 1024");
   count->excludes(size);
   size->excludes(count);
@@ -167,7 +167,7 @@ int with_threads(unsigned threads, F&& body) {
 
 // Sets COMMAND to the subcommand's name once the command line is parsed.
 int dispatch(int argc, char** argv, std::string& command) {
-  CLI::App app{"rmgsort: sorts binary files of fixed-width keys on every GPU of the machine, or on the CPU"};
+  CLI::App app{"rmgsort: sorts binary files of fixed-width keys or records on every GPU of the machine, or on the CPU"};
   app.set_version_flag("--version", "rmgsort " RMGSORT_VERSION);
   app.require_subcommand(1);
   app.footer(kExitCodesHelp);
