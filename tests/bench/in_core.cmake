@@ -12,3 +12,9 @@ if(RMGSORT_WITH_CUDA)
   add_executable(host_memory_bench ${CMAKE_CURRENT_LIST_DIR}/host_memory_bench.cu)
   target_link_libraries(host_memory_bench PRIVATE rmgsort::gpu rmgsort::io)
 endif()
+
+# Records on the GPUs against one GPU's CUB SortPairs (scripts/bench_records_gpu.sh).
+if(RMGSORT_WITH_CUDA)
+  add_executable(records_gpu_bench ${CMAKE_CURRENT_LIST_DIR}/records_gpu_bench.cu)
+  target_link_libraries(records_gpu_bench PRIVATE rmgsort::sort rmgsort::gpu rmgsort::host rmgsort::io rmgsort::report)
+endif()

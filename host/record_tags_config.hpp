@@ -1,0 +1,56 @@
+// Tuning constants of the record tag sort (host/record_tags.hpp), in one place. Measured on the
+// 2-core machine without GPU (Intel Xeon, 2 MiB L2 per core, 260 MiB L3), 2^27 records of (u64 key, u64
+// payload), uniform keys, unless said otherwise.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace rmgsort::record_tags_config {
+
+// Records per task of the tag passes and the refinement's scan.
+inline constexpr std::uint64_t kScanGrain = std::uint64_t{1} << 16;
+
+// Records per task of the gather.
+inline constexpr std::uint64_t kGatherGrain = std::uint64_t{1} << 14;
+
+// The gather fetches the record this many tags ahead of the one it copies.
+inline constexpr std::uint64_t kPrefetch = 16;
+
+// Runs of equal prefixes up to this length are put in key order by insertion sort, up to
+// kSequentialRun by std::sort, longer ones by tbb::parallel_sort (a run can hold every record of
+// the round when the keys agree on the prefix's bits and differ below them).
+inline constexpr std::uint64_t kInsertionSortRun = 16;
+inline constexpr std::uint64_t kSequentialRun = std::uint64_t{1} << 14;
+
+// A tag's position takes at most this many bits, so that its prefix keeps at least 16.
+inline constexpr int kMaxIndexBits = 48;
+inline constexpr std::uint64_t kMaxTaggedRecords = std::uint64_t{1} << kMaxIndexBits;
+
+}  // namespace rmgsort::record_tags_config
+
+// --- The tag sort (host/tag_sort.hpp) ---------------------------------------------------------------
+namespace rmgsort::record_tags_config {
+
+// Bits per digit of a parallel MSD pass and of an LSD pass: 256 buckets keep the scatter's write
+// streams within L1.
+inline constexpr int kTagDigitBits = 8;
+
+// A sequential MSD pass takes at most this many bits (2048 32-bit counters: 8 KiB, in L1).
+inline constexpr int kMaxSequentialTagDigitBits = 11;
+
+// A cache-sized range whose prefixes differ in at most this many bits is finished by LSD passes.
+inline constexpr int kLsdMaxTagBits = 24;
+
+// Ranges of at most this many tags (512 KiB) are sorted by one thread, in its L2.
+inline constexpr std::uint64_t kSequentialTags = std::uint64_t{1} << 16;
+
+// Ranges of at most this many tags are finished by insertion sort.
+inline constexpr std::uint64_t kInsertionSortTags = 32;
+
+// A parallel pass hands each task at least this many tags, and makes up to kTagTasksPerThread
+// tasks per thread for load balance.
+inline constexpr std::uint64_t kTagsPerTask = std::uint64_t{1} << 16;
+inline constexpr std::uint64_t kTagTasksPerThread = 4;
+
+}  // namespace rmgsort::record_tags_config

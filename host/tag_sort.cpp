@@ -1,0 +1,207 @@
+#include "host/tag_sort.hpp"
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cstring>
+#include <vector>
+
+#include "host/record_tags_config.hpp"
+
+namespace rmgsort {
+namespace {
+
+using namespace record_tags_config;
+
+// One sort call. A range lives in `a` (the caller's tags, where the result must end up) or in `b`
+// (scratch) at the same offsets; every sort_* function leaves its range sorted in `a`. Comparing
+// whole tags is always right (the goal is their ascending order); digits are taken only from the
+// prefix bits in which a range's tags differ (`prefix_mask_`).
+class TagSorter {
+  static constexpr std::size_t kBuckets = std::size_t{1} << kTagDigitBits;
+  using ParallelCounts = std::array<std::uint64_t, kBuckets>;
+  using SequentialCounts = std::array<std::uint32_t, std::size_t{1} << kMaxSequentialTagDigitBits>;
+  static_assert(kSequentialTags <= UINT32_MAX);
+
+ public:
+  TagSorter(std::uint64_t* tags, std::uint64_t* scratch, int index_bits)
+      : a_(tags),
+        b_(scratch),
+        prefix_mask_(~std::uint64_t{0} << index_bits),
+        concurrency_(std::uint64_t(tbb::this_task_arena::max_concurrency())) {}
+
+  void sort(std::uint64_t n) {
+    if (n > 1) sort_parallel(a_, 0, n, 64);
+  }
+
+ private:
+  std::uint64_t* other(const std::uint64_t* buffer) const { return buffer == a_ ? b_ : a_; }
+  static std::uint64_t digit(std::uint64_t tag, int shift, std::uint64_t mask) { return (tag >> shift) & mask; }
+
+  // The range is sorted: only its place may need fixing.
+  void settle(const std::uint64_t* in, std::uint64_t begin, std::uint64_t end) {
+    if (in != a_) std::memcpy(a_ + begin, in + begin, (end - begin) * sizeof(std::uint64_t));
+  }
+
+  // Counts the tags of [begin, end) per digit and returns the prefix bits in which they differ.
+  template <class Counts>
+  std::uint64_t count_digits(const std::uint64_t* in, std::uint64_t begin, std::uint64_t end, int shift,
+                             std::uint64_t mask, Counts& count) const {
+    std::fill(count.begin(), count.begin() + std::ptrdiff_t(mask) + 1, 0);
+    std::uint64_t any = 0, all = ~std::uint64_t{0};
+    for (std::uint64_t i = begin; i < end; ++i) {
+      any |= in[i];
+      all &= in[i];
+      ++count[digit(in[i], shift, mask)];
+    }
+    return (any ^ all) & prefix_mask_;
+  }
+
+  template <class Offsets>
+  static void scatter(const std::uint64_t* in, std::uint64_t* out, std::uint64_t begin, std::uint64_t end, int shift,
+                      std::uint64_t mask, Offsets& next) {
+    for (std::uint64_t i = begin; i < end; ++i) out[next[digit(in[i], shift, mask)]++] = in[i];
+  }
+
+  // --- One thread: ranges that fit a core's cache ----------------------------------------------
+
+  void sort_sequential(const std::uint64_t* in, std::uint64_t begin, std::uint64_t end) {
+    const std::uint64_t n = end - begin;
+    if (n <= kInsertionSortTags) {
+      std::array<std::uint64_t, kInsertionSortTags> local;
+      for (std::uint64_t i = 0; i < n; ++i) {
+        const std::uint64_t tag = in[begin + i];
+        std::uint64_t j = i;
+        for (; j > 0 && local[j - 1] > tag; --j) local[j] = local[j - 1];
+        local[j] = tag;
+      }
+      std::copy_n(local.begin(), n, a_ + begin);
+      return;
+    }
+    std::uint64_t any = 0, all = ~std::uint64_t{0};
+    for (std::uint64_t i = begin; i < end; ++i) any |= in[i], all &= in[i];
+    const std::uint64_t differing = (any ^ all) & prefix_mask_;
+    if (differing == 0) return settle(in, begin, end);
+    const int low = std::countr_zero(differing), high = int(std::bit_width(differing));
+    if (high - low <= kLsdMaxTagBits) return sort_lsd(in, begin, end, low, high);
+
+    // An MSD pass on the top differing bits, its digit sized to the range (~16 tags a bucket).
+    const int digit_bits = std::clamp(int(std::bit_width(n)) - 4, 1, kMaxSequentialTagDigitBits);
+    const int shift = std::max(high - digit_bits, 0);
+    const std::uint64_t mask = (std::uint64_t{1} << digit_bits) - 1;
+    SequentialCounts count;
+    count_digits(in, begin, end, shift, mask, count);
+    SequentialCounts next;
+    std::uint32_t offset = 0;
+    for (std::uint64_t d = 0; d <= mask; ++d) next[d] = offset, offset += count[d];
+    std::uint64_t* out = other(in);
+    scatter(in + begin, out + begin, 0, n, shift, mask, next);
+    std::uint64_t bucket_begin = begin;
+    for (std::uint64_t d = 0; d <= mask; ++d) {
+      if (count[d] != 0) sort_sequential(out, bucket_begin, bucket_begin + count[d]);
+      bucket_begin += count[d];
+    }
+  }
+
+  // LSD passes of kTagDigitBits over prefix bits [low, high), skipping those whose digit is the
+  // same in every tag.
+  void sort_lsd(const std::uint64_t* in, std::uint64_t begin, std::uint64_t end, int low, int high) {
+    const std::uint64_t n = end - begin;
+    const int passes = (high - low + kTagDigitBits - 1) / kTagDigitBits;
+    const std::uint64_t mask = kBuckets - 1;
+    std::array<std::array<std::uint32_t, kBuckets>, (kLsdMaxTagBits + kTagDigitBits - 1) / kTagDigitBits> counts{};
+    for (std::uint64_t i = begin; i < end; ++i)
+      for (int p = 0; p < passes; ++p) ++counts[std::size_t(p)][digit(in[i], low + p * kTagDigitBits, mask)];
+    const std::uint64_t sample = in[begin];
+    const std::uint64_t* src = in;
+    for (int p = 0; p < passes; ++p) {
+      const int shift = low + p * kTagDigitBits;
+      if (counts[std::size_t(p)][digit(sample, shift, mask)] == n) continue;
+      SequentialCounts next;
+      std::uint32_t offset = 0;
+      for (std::size_t d = 0; d < kBuckets; ++d) next[d] = offset, offset += counts[std::size_t(p)][d];
+      std::uint64_t* dst = other(src);
+      scatter(src + begin, dst + begin, 0, n, shift, mask, next);
+      src = dst;
+    }
+    settle(src, begin, end);
+  }
+
+  // --- Many threads ----------------------------------------------------------------------------
+
+  // The range's tags agree on every bit at and above bit_end.
+  void sort_parallel(const std::uint64_t* in, std::uint64_t begin, std::uint64_t end, int bit_end) {
+    const std::uint64_t n = end - begin;
+    if (n <= kSequentialTags) return sort_sequential(in, begin, end);
+
+    // Task t owns tags [part(t), part(t + 1)): it counts them, then scatters them to the offsets
+    // it was given, so every bucket receives task 0's tags first, then task 1's: stable.
+    const std::uint64_t tasks = std::clamp<std::uint64_t>(n / kTagsPerTask, 1, concurrency_ * kTagTasksPerThread);
+    const auto part = [&](std::uint64_t t) { return begin + n / tasks * t + std::min(t, n % tasks); };
+    const std::uint64_t mask = kBuckets - 1;
+    std::vector<ParallelCounts> counts(tasks);
+    std::vector<std::uint64_t> differing_in(tasks);
+    const auto count_all = [&](int shift) {
+      tbb::parallel_for(std::uint64_t{0}, tasks, [&](std::uint64_t t) {
+        differing_in[t] = count_digits(in, part(t), part(t + 1), shift, mask, counts[t]);
+      });
+    };
+    // The digit right below bit_end, unless the tags agree there: then right below the highest
+    // prefix bit in which they differ (a second count).
+    int shift = std::max(bit_end - kTagDigitBits, 0);
+    count_all(shift);
+    std::uint64_t differing = 0;
+    for (std::uint64_t t = 0; t < tasks; ++t) differing |= differing_in[t] | ((in[part(t)] ^ in[begin]) & prefix_mask_);
+    if (differing == 0) return settle_parallel(in, begin, end);
+    if ((differing >> shift) == 0) {
+      shift = std::max(int(std::bit_width(differing)) - kTagDigitBits, 0);
+      count_all(shift);
+    }
+
+    ParallelCounts bucket_size{};
+    std::uint64_t offset = begin;
+    for (std::size_t d = 0; d < kBuckets; ++d) {
+      for (std::uint64_t t = 0; t < tasks; ++t) {
+        const std::uint64_t c = counts[t][d];
+        counts[t][d] = offset;  // from here on: task t's next write position in bucket d
+        offset += c;
+        bucket_size[d] += c;
+      }
+    }
+    std::uint64_t* out = other(in);
+    tbb::parallel_for(std::uint64_t{0}, tasks,
+                      [&](std::uint64_t t) { scatter(in, out, part(t), part(t + 1), shift, mask, counts[t]); });
+    // No differing prefix bit below the digit: every bucket is sorted.
+    if (shift <= std::countr_zero(differing)) return settle_parallel(out, begin, end);
+
+    std::array<std::uint64_t, kBuckets + 1> bucket_begin;
+    bucket_begin[0] = begin;
+    for (std::size_t d = 0; d < kBuckets; ++d) bucket_begin[d + 1] = bucket_begin[d] + bucket_size[d];
+    tbb::parallel_for(std::size_t{0}, kBuckets, [&](std::size_t d) {
+      if (bucket_size[d] != 0) sort_parallel(out, bucket_begin[d], bucket_begin[d + 1], shift);
+    });
+  }
+
+  void settle_parallel(const std::uint64_t* in, std::uint64_t begin, std::uint64_t end) {
+    if (in == a_) return;
+    tbb::parallel_for(tbb::blocked_range<std::uint64_t>(begin, end, kTagsPerTask),
+                      [&](const auto& r) { settle(in, r.begin(), r.end()); });
+  }
+
+  std::uint64_t* a_;
+  std::uint64_t* b_;
+  std::uint64_t prefix_mask_;
+  std::uint64_t concurrency_;
+};
+
+}  // namespace
+
+void sort_tags(std::uint64_t* tags, std::uint64_t count, int index_bits, std::uint64_t* scratch) {
+  TagSorter(tags, scratch, index_bits).sort(count);
+}
+
+}  // namespace rmgsort
