@@ -61,30 +61,61 @@ KeyChecksum checksum_typed(const std::byte* data, std::uint64_t count) {
 // x = mix(x) ^ word, each closed by one more mix: a record of one word (4 or 8 bytes) gets the key's
 // mix_a(word) and mix_b(word). Every word passes through both mixers, so a change to any bytes
 // changes each sum unless it is cancelled on purpose in both chains at once.
-KeyChecksum checksum_record_range(const std::byte* records, std::size_t record_size, std::size_t begin,
-                                  std::size_t end, KeyChecksum sum) {
-  const std::size_t full_words = record_size / 8;
-  const std::size_t tail = record_size % 8;
-  for (std::size_t i = begin; i < end; ++i) {
-    const std::byte* record = records + i * record_size;
-    const auto word = [&](std::size_t w) {
-      std::uint64_t value = 0;
-      std::memcpy(&value, record + 8 * w, w < full_words ? 8 : tail);
-      return value;
-    };
-    const std::size_t words = full_words + (tail != 0);
-    std::uint64_t a = word(0), b = a;
-    for (std::size_t w = 1; w < words; ++w) {
-      const std::uint64_t value = word(w);
-      a = mix_a(a) ^ value;
-      b = mix_b(b) ^ value;
-    }
-    sum.low += mix_a(a);
-    sum.high += mix_b(b);
+class RecordHasher {
+ public:
+  explicit RecordHasher(std::size_t record_size)
+      : size_(record_size), full_words_(record_size / 8), words_((record_size + 7) / 8) {}
+
+  // Adds records [begin, end) to SUM. kLanes records are hashed side by side: a chain is a string of
+  // dependent multiplications, and independent chains let the core overlap them. 100-byte records,
+  // one thread of a 2-core Xeon VM: 1 lane 2.05 GB/s, 2 lanes 2.8, 4 lanes 3.15, 8 lanes 1.7-2.4
+  // (the chains' state no longer fits the registers); 16-byte records 3.3 / 3.4 / 3.5 / 1.9.
+  KeyChecksum add(const std::byte* records, std::size_t begin, std::size_t end, KeyChecksum sum) const {
+    constexpr std::size_t kLanes = 4;
+    std::size_t i = begin;
+    for (; i + kLanes <= end; i += kLanes) hash<kLanes>(records + i * size_, sum);
+    for (; i < end; ++i) hash<1>(records + i * size_, sum);
+    sum.keys += end - begin;
+    return sum;
   }
-  sum.keys += end - begin;
-  return sum;
-}
+
+ private:
+  // Word W (< full_words_) of RECORD; the last, partial word.
+  static std::uint64_t full_word(const std::byte* record, std::size_t w) {
+    std::uint64_t value;
+    std::memcpy(&value, record + 8 * w, 8);
+    return value;
+  }
+  std::uint64_t tail_word(const std::byte* record) const {
+    std::uint64_t value = 0;
+    std::memcpy(&value, record + 8 * full_words_, size_ % 8);
+    return value;
+  }
+  std::uint64_t word(const std::byte* record, std::size_t w) const {
+    return w < full_words_ ? full_word(record, w) : tail_word(record);
+  }
+
+  // The kLanes records from FIRST on.
+  template <std::size_t kLanes>
+  void hash(const std::byte* first, KeyChecksum& sum) const {
+    std::uint64_t a[kLanes], b[kLanes];
+    for (std::size_t l = 0; l < kLanes; ++l) a[l] = b[l] = word(first + l * size_, 0);
+    const auto chain = [&](std::size_t l, std::uint64_t value) {
+      a[l] = mix_a(a[l]) ^ value;
+      b[l] = mix_b(b[l]) ^ value;
+    };
+    for (std::size_t w = 1; w < full_words_; ++w)
+      for (std::size_t l = 0; l < kLanes; ++l) chain(l, full_word(first + l * size_, w));
+    if (full_words_ > 0 && words_ > full_words_)
+      for (std::size_t l = 0; l < kLanes; ++l) chain(l, tail_word(first + l * size_));
+    for (std::size_t l = 0; l < kLanes; ++l) {
+      sum.low += mix_a(a[l]);
+      sum.high += mix_b(b[l]);
+    }
+  }
+
+  std::size_t size_, full_words_, words_;
+};
 
 }  // namespace
 
@@ -108,8 +139,9 @@ KeyChecksum checksum_records(const std::byte* data, std::uint64_t bytes, std::si
   if (record_size == 4 || record_size == 8) return checksum_keys(data, bytes, record_size);
   // 256 KiB of records per piece (at least one): as many bytes as a piece of 64 Ki u32 keys.
   const std::size_t grain = std::max<std::size_t>(1, (std::size_t{256} << 10) / record_size);
-  return checksum_in_parallel(bytes / record_size, grain, [=](std::size_t begin, std::size_t end, KeyChecksum sum) {
-    return checksum_record_range(data, record_size, begin, end, sum);
+  const RecordHasher hasher(record_size);
+  return checksum_in_parallel(bytes / record_size, grain, [&](std::size_t begin, std::size_t end, KeyChecksum sum) {
+    return hasher.add(data, begin, end, sum);
   });
 }
 
