@@ -213,16 +213,20 @@ void refine_range(const RunSorter<Rank>& sorter, std::uint64_t* tags, std::uint6
 
 // --- gather --------------------------------------------------------------------------------------
 
-// out[j] = the record tags[j] points at, for j in [begin, end); kSize = record_size when it is a
-// compile-time constant (0: it is not). The record kPrefetch tags ahead is fetched meanwhile: the
-// reads are random, so their latency, not bandwidth, bounds a plain loop.
-template <std::size_t kSize>
+// out[j] = the record tags[j] points at, for j in [begin, end). The reads are random, so their
+// latency bounds a plain loop: the record kPrefetch tags ahead is fetched meanwhile, into L2 (see
+// record_tags_config.hpp), every cache line of it.
 void gather_range(const std::uint64_t* tags, std::uint64_t begin, std::uint64_t end, const TagPlan& plan,
                   const std::byte* records, std::size_t record_size, std::byte* out) {
-  const std::size_t size = kSize != 0 ? kSize : record_size;
+  const std::uint64_t position_mask = low_mask(plan.index_bits);
   for (std::uint64_t j = begin; j < end; ++j) {
-    if (j + kPrefetch < end) __builtin_prefetch(record_at(records, tag_position(tags[j + kPrefetch], plan), size));
-    std::memcpy(out + j * size, record_at(records, tag_position(tags[j], plan), size), size);
+    if (j + kPrefetch < end) {
+      const std::byte* ahead = records + (tags[j + kPrefetch] & position_mask) * record_size;
+      const std::byte* line = ahead - reinterpret_cast<std::uintptr_t>(ahead) % 64;
+      __builtin_prefetch(line, 0, 2);
+      for (line += 64; line < ahead + record_size; line += 64) __builtin_prefetch(line, 0, 2);
+    }
+    std::memcpy(out + j * record_size, records + (tags[j] & position_mask) * record_size, record_size);
   }
 }
 
@@ -249,19 +253,9 @@ void refine_record_tags(std::uint64_t* tags, std::uint64_t count, const TagPlan&
 
 void gather_records(const std::uint64_t* tags, std::uint64_t count, const TagPlan& plan, const std::byte* records,
                     std::size_t record_size, std::byte* out) {
-  const auto gather = [&]<std::size_t kSize>() {
-    tbb::parallel_for(tbb::blocked_range<std::uint64_t>(0, count, kGatherGrain), [&](const auto& r) {
-      gather_range<kSize>(tags, r.begin(), r.end(), plan, records, record_size, out);
-    });
-  };
-  switch (record_size) {
-    case 8:
-      return gather.template operator()<8>();
-    case 16:
-      return gather.template operator()<16>();
-    default:
-      return gather.template operator()<0>();
-  }
+  tbb::parallel_for(tbb::blocked_range<std::uint64_t>(0, count, kGatherGrain), [&](const auto& r) {
+    gather_range(tags, r.begin(), r.end(), plan, records, record_size, out);
+  });
 }
 
 }  // namespace rmgsort

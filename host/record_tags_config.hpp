@@ -17,8 +17,11 @@ inline constexpr std::uint64_t kShiftSample = 1024;
 // Records per task of the gather.
 inline constexpr std::uint64_t kGatherGrain = std::uint64_t{1} << 14;
 
-// The gather fetches the record this many tags ahead of the one it copies.
-inline constexpr std::uint64_t kPrefetch = 16;
+// The gather fetches the record this many tags ahead of the one it copies, into L2 (prefetcht1):
+// 2^27 random 16-byte records, 2 threads: 0.97 s fetching into L1 at 16 or 32 ahead (no fetch:
+// 1.35 s), 0.88 s into L2 at 32 or 64 ahead. Non-temporal stores of the output: 1.08 s. A copy of
+// a compile-time size instead of memcpy's: within 2 %, so there is none.
+inline constexpr std::uint64_t kPrefetch = 32;
 
 // The refinement looks for tied prefixes this many neighbours at a time.
 inline constexpr std::uint64_t kTieBlock = 16;
