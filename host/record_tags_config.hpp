@@ -1,6 +1,6 @@
-// Tuning constants of the record tags (host/record_tags.hpp) and of their sort (host/tag_sort.hpp),
-// in one place. Measured on the 2-core machine without GPU (Intel Xeon, 2 MiB L2 per core), 2^27
-// records of (u64 key, u64 payload) or their tags, uniform keys, unless said otherwise.
+// Tuning constants of the record tag sort (host/record_tags.hpp), in one place. Measured on the
+// 2-core machine without GPU (Intel Xeon, 2 MiB L2 per core, 260 MiB L3), 2^27 records of (u64 key, u64
+// payload), uniform keys, unless said otherwise.
 #pragma once
 
 #include <cstddef>
@@ -37,10 +37,13 @@ inline constexpr std::uint64_t kComparisonRun = 64;
 inline constexpr int kMaxIndexBits = 48;
 inline constexpr std::uint64_t kMaxTaggedRecords = std::uint64_t{1} << kMaxIndexBits;
 
-// --- The tag sort ---------------------------------------------------------------------------------
+}  // namespace rmgsort::record_tags_config
 
-// Bits per digit of a parallel MSD pass and of an LSD pass: 256 buckets keep the scatter's line
-// buffers (16 KiB) within L1. 2^27 tags: 1.14 s; 11 or 12-bit parallel digits: 1.65 to 1.96 s.
+// --- The tag sort (host/tag_sort.hpp) ---------------------------------------------------------------
+namespace rmgsort::record_tags_config {
+
+// Bits per digit of a parallel MSD pass and of an LSD pass: 256 buckets keep the scatter's write
+// streams within L1.
 inline constexpr int kTagDigitBits = 8;
 
 // A sequential MSD pass takes at most this many bits (2048 32-bit counters: 8 KiB, in L1).
@@ -60,9 +63,8 @@ inline constexpr std::uint64_t kInsertionSortTags = 32;
 inline constexpr std::uint64_t kTagsPerTask = std::uint64_t{1} << 16;
 inline constexpr std::uint64_t kTagTasksPerThread = 4;
 
-// A parallel pass over at least this many tags (2 MiB, beyond L2) writes its lines with
-// non-temporal stores; smaller ranges are read again from cache by the next pass. 2^27 tags:
-// 1.45 s streaming only passes over 2^25 tags or more, 1.23 s from 2^18.
+// A parallel pass over at least this many tags (2 MiB, beyond L2) writes its lines
+// with non-temporal stores; smaller ranges are read again from cache by the next pass.
 inline constexpr std::uint64_t kStreamingTags = std::uint64_t{1} << 18;
 
 }  // namespace rmgsort::record_tags_config
