@@ -1,11 +1,10 @@
 // Sorting records (any layout but a bare number key) through tags: each record of a round gets a
 // 64-bit tag, the leading bits of its key rank (core/record_rank.hpp) above its position in the
-// round; the tags are sorted as plain u64 keys by either engine (on the CPU by sort_tags of
-// host/tag_sort.hpp, which sorts only the prefix bits; on the GPUs by their in-core sort); runs of
-// tags whose prefixes tie but whose keys differ are put in key order; then the records are
-// gathered in tag order. Positions make every tag unique, so the result is stable (equal keys keep
-// their input order) whatever the stability of the u64 sort, and the records' bytes move once, in
-// the gather.
+// round; the tags are sorted as plain u64 keys by either engine (the CPU radix sort, or the GPUs'
+// in-core sort); runs of tags whose prefixes tie but whose keys differ are put in key order; then
+// the records are gathered in tag order. Positions make every tag unique, so the result is stable
+// (equal keys keep their input order) whatever the stability of the u64 sort, and the records'
+// bytes move once, in the gather.
 //
 // The prefix: the round's records are first scanned for the rank bits in which they differ (the
 // first rank word that is not the same in every record, and its highest differing bit); the prefix
@@ -37,12 +36,9 @@ TagPlan build_record_tags(const std::byte* records, std::uint64_t count, const R
                           std::uint64_t* tags);
 
 // After tags[0, count) were sorted ascending: every run of equal prefixes whose records' keys
-// differ is put in key order, equal keys by position. Nothing when plan.exact. Parallel. Long runs
-// are sorted by new tags (cut from the bits below those they share) and sort_tags
-// (host/tag_sort.hpp), which needs scratch: SCRATCH holds count tags, or is nullptr, and a long run
-// then allocates 8 bytes per tag of it for the time it is sorted.
+// differ is put in key order, equal keys by position. Nothing when plan.exact. Parallel.
 void refine_record_tags(std::uint64_t* tags, std::uint64_t count, const TagPlan& plan, const std::byte* records,
-                        const RecordLayout& layout, SortOrder order, std::uint64_t* scratch = nullptr);
+                        const RecordLayout& layout, SortOrder order);
 
 // The record position a tag holds.
 [[nodiscard]] constexpr std::uint64_t tag_position(std::uint64_t tag, const TagPlan& plan) {

@@ -26,12 +26,11 @@ inline constexpr std::uint64_t kPrefetch = 32;
 // The refinement looks for tied prefixes this many neighbours at a time.
 inline constexpr std::uint64_t kTieBlock = 16;
 
-// Runs of equal prefixes up to kInsertionSortRun tags are put in key order by insertion sort, up
-// to kComparisonRun by std::sort; longer ones get new tags and a tag sort (record_tags_refine.cpp).
-// 2^25 records, zipf:1.0 keys: refine 1.00 s with 32, 1.03 s with 256 (within noise); a parallel
-// comparison sort of the long runs instead of new tags took 5.3 s.
+// Runs of equal prefixes up to this length are put in key order by insertion sort, up to
+// kSequentialRun by std::sort, longer ones by tbb::parallel_sort (a run can hold every record of
+// the round when the keys agree on the prefix's bits and differ below them).
 inline constexpr std::uint64_t kInsertionSortRun = 16;
-inline constexpr std::uint64_t kComparisonRun = 64;
+inline constexpr std::uint64_t kSequentialRun = std::uint64_t{1} << 14;
 
 // A tag's position takes at most this many bits, so that its prefix keeps at least 16.
 inline constexpr int kMaxIndexBits = 48;

@@ -259,7 +259,7 @@ TEST(RecordTagsPlan, SixtyFourBitKeysSpreadOverEveryBitNeedRefinement) {
 
 TEST(RecordTagsPlan, OneRunOfEveryRecordWhenTheKeysDifferOnlyBelowThePrefix) {
   // One key has the top bit; the others agree on every prefix bit and differ in the low 16: the
-  // sorted tags are one run of count - 1 records (new tags for the run, and a tag sort).
+  // sorted tags are one run of count - 1 records (a parallel sort of the run).
   const std::size_t count = 100'000;
   std::vector<std::uint64_t> keys(count);
   std::mt19937_64 random(9);
@@ -268,41 +268,9 @@ TEST(RecordTagsPlan, OneRunOfEveryRecordWhenTheKeysDifferOnlyBelowThePrefix) {
   const auto records = records_of(keys, kU64Pair);
   std::vector<std::uint64_t> tags(count);
   EXPECT_FALSE(build_record_tags(records.data(), count, kU64Pair, SortOrder::ascending, tags.data()).exact);
-  static_assert(100'000 > record_tags_config::kComparisonRun);
+  static_assert(100'000 > record_tags_config::kSequentialRun);
   for (SortOrder order : {SortOrder::ascending, SortOrder::descending})
     expect_sorts(records, count, kU64Pair, order, "one run");
-}
-
-TEST(RecordTagsPlan, LongRunsOfEqualKeysAndSkewedKeys) {
-  const std::size_t count = 100'000;
-  std::vector<std::uint64_t> equal(count, 5);
-  equal[count / 3] = ~std::uint64_t{0};  // the prefix is cut at bit 63: the fives are one run
-  std::vector<std::uint64_t> skewed(count);
-  generate_keys(skewed.data(), 0, count, count, parse_distribution("zipf:1.0"), 21);
-  for (SortOrder order : {SortOrder::ascending, SortOrder::descending}) {
-    expect_sorts(records_of(equal, kU64Pair), count, kU64Pair, order, "a run of equal keys");
-    expect_sorts(records_of(skewed, kU64Pair), count, kU64Pair, order, "zipf:1.0");
-  }
-}
-
-TEST(RecordTagsPlan, LongRunsRefinedThroughEveryWord) {
-  // bytes:32 keys: word 0 is the same but in one record, word 1 takes three values, words 2 and 3
-  // are random in their top bytes and few below: the runs get new tags from word 1, then word 2,
-  // then word 3.
-  const RecordLayout layout = RecordLayout::of(KeySpec{KeyType::bytes, 32}, 40, 8);
-  const std::size_t count = 60'000;
-  auto keys = BytesKeys<32>::make(count, "uniform", 23);
-  std::mt19937_64 random(29);
-  for (std::size_t i = 0; i < count; ++i) {
-    std::byte* key = keys.data() + i * 32;
-    std::memset(key, i == 77 ? 0xff : 0x11, 8);
-    std::memset(key + 8, int(random() % 3), 8);
-    std::memset(key + 17, int(random() % 2), 7);
-    std::memset(key + 25, int(random() % 2), 7);
-  }
-  const auto records = make_records(keys, count, layout);
-  for (SortOrder order : {SortOrder::ascending, SortOrder::descending})
-    expect_sorts(records, count, layout, order, "bytes:32, runs through every word");
 }
 
 TEST(RecordTagsPlan, RunsThatCrossTheScanChunks) {
