@@ -164,7 +164,7 @@ class RoundPartitioner {
     auto start = Clock::now();
     // The first pass, unless the caller counted it: its counters live in `out` while there is room
     // (always beyond one chunk: 256 KiB per chunk of >= 4 MiB), as a fresh 64 MiB allocation per
-    // call cost ~35 ms of page faults on the development VM (2^28 keys, 256 chunks).
+    // call cost ~35 ms of page faults on a 2-core virtual machine (2^28 keys, 256 chunks).
     std::optional<TopDigitHistogram> own;
     if (!given) {
       own.emplace(KeyTypeOf<T>::value, kOrder, count_, scratch_.take(TopDigitHistogram::storage_bytes(count_)));

@@ -1,6 +1,6 @@
 // Every tuning constant of the io/ layer, with the measurement that chose it. Two machines, both
 // Firecracker VMs with ext4 on a virtio disk that streams about 2 GB/s:
-//   dev   the 2-core development VM (shared with other sessions, so its figures scatter by 2x);
+//   dev   a 2-core virtual machine (shared with other work, so its figures scatter by 2x);
 //   h100  an NVIDIA H100 host, 16 cores, 125 GiB (2026-11-21, scripts/bench_io.sh and
 //         read_bench sweeps over a 4 GiB file).
 #pragma once
