@@ -4,7 +4,7 @@
 #  2. A 2^26-key u32 file: `rmgsort sort --gpus none` end to end vs reading the file, sorting it with
 #     tbb::parallel_sort and writing it (cpu_sort_bench file-baseline), both from the page cache.
 # Usage: scripts/bench_cpu_sort.sh [WORK_DIR] [LOG2_KEYS]
-# Binaries: $RMGSORT and $BENCH_DIR (default build/app/rmgsort, build/tests/bench), as set by device_run.sh.
+# Binaries: $RMGSORT and $BENCH_DIR (default build/app/rmgsort, build/tests/bench), as set by gpu_host_run.sh.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 rmgsort=${RMGSORT:-$root/build/app/rmgsort}

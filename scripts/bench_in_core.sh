@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The in-core sort's targets, measured in one run on the GPU machine; prints one markdown table
-# (nothing here is a test). From a build machine: scripts/device_bundle.sh, then on the GPU host
-# (with .device/ copied there):
-#   scripts/device_run.sh scripts/bench_in_core.sh [REPEATS]
+# (nothing here is a test). From a build machine: scripts/gpu_host_bundle.sh, then on the GPU host
+# (with .gpu-host/ copied there):
+#   scripts/gpu_host_run.sh scripts/bench_in_core.sh [REPEATS]
 # Rows, host memory to host memory (tests/bench/in_core_bench.cu), each beside the issue's
 # single-GPU baseline of the same keys measured in the same run (pinned copy to GPU 0,
 # cub::DeviceRadixSort of every bit, copy back):
@@ -22,11 +22,11 @@ repeats=${1:-5}
 
 bench=${IN_CORE_BENCH:-}
 if [[ -z $bench ]]; then
-  bench=$(command -v in_core_bench || true)  # .device/bin, on PATH through scripts/device_run.sh
+  bench=$(command -v in_core_bench || true)  # .gpu-host/bin, on PATH through scripts/gpu_host_run.sh
   [[ -n $bench ]] || bench=$root/build/tests/bench/in_core_bench
 fi
 if [[ ! -x $bench ]]; then
-  echo "bench_in_core.sh: in_core_bench not found: build it, run through scripts/device_run.sh, or set IN_CORE_BENCH" >&2
+  echo "bench_in_core.sh: in_core_bench not found: build it, run through scripts/gpu_host_run.sh, or set IN_CORE_BENCH" >&2
   exit 2
 fi
 if [[ -n ${OUT:-} ]]; then

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Records on the GPUs against the records issue's single-GPU baseline, measured in one run on a GPU
 # host; prints one markdown table (nothing here is a test). From a build machine:
-# scripts/device_bundle.sh, then on the GPU host (with .device/ copied there):
-#   scripts/device_run.sh scripts/bench_records_gpu.sh [COUNT] [REPEATS]
+# scripts/gpu_host_bundle.sh, then on the GPU host (with .gpu-host/ copied there):
+#   scripts/gpu_host_run.sh scripts/bench_records_gpu.sh [COUNT] [REPEATS]
 # COUNT (default 2G = 2e9) records of (u64 key, u64 payload), host memory to host memory
 # (tests/bench/records_gpu_bench.cu): the baseline (pinned copy to GPU 0, split, stable
 # cub::DeviceRadixSort::SortPairs, join, copy back) and rmgsort's GPU engine on 1, 2 and 4 GPUs

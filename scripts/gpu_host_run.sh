@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# Run ON the GPU machine, from the repository root, over a bundle made by scripts/device_bundle.sh:
-#   scripts/device_run.sh tests [GTEST_FILTER]   every test executable (77 = skipped) + end-to-end tests
-#   scripts/device_run.sh CMD ARGS...            any command with the bundle's environment
+# Run ON the GPU machine, from the repository root, over a bundle made by scripts/gpu_host_bundle.sh:
+#   scripts/gpu_host_run.sh tests [GTEST_FILTER]   every test executable (77 = skipped) + end-to-end tests
+#   scripts/gpu_host_run.sh CMD ARGS...            any command with the bundle's environment
 # Logs go to $OUT when it is set.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-export LD_LIBRARY_PATH="$root/.device/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export PATH="$root/.device/bin:$PATH"
-export RMGSORT="$root/.device/bin/rmgsort"
+export LD_LIBRARY_PATH="$root/.gpu-host/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export PATH="$root/.gpu-host/bin:$PATH"
+export RMGSORT="$root/.gpu-host/bin/rmgsort"
 export NCCL_NVLS_ENABLE=0  # never NVLink multicast on the shared machines
 log_dir=${OUT:-/tmp}
 
@@ -16,7 +16,7 @@ if [[ ${1:-} != tests ]]; then
 fi
 
 passed=0 failed=0 skipped=0
-for test in "$root"/.device/bin/*_test; do
+for test in "$root"/.gpu-host/bin/*_test; do
   name=$(basename "$test")
   "$test" ${2:+--gtest_filter="$2"} >"$log_dir/$name.log" 2>&1
   case $? in
