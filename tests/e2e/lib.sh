@@ -66,6 +66,19 @@ skip() {
   CASE_NAME=""
 }
 
+# count_verdicts FILE: echoes an independent reference's "PASS ..." and "FAIL ..." lines from FILE
+# and counts them as cases.
+count_verdicts() {
+  local line
+  while IFS= read -r line; do
+    echo "$line"
+    case $line in
+      PASS\ *) PASSED=$((PASSED + 1)) ;;
+      FAIL\ *) FAILED=$((FAILED + 1)) ;;
+    esac
+  done <"$1"
+}
+
 summary() {
   echo
   [[ $SKIPPED -gt 0 ]] && echo "($SKIPPED skipped)"

@@ -68,19 +68,12 @@ expect_ref() {
 }
 
 flush_ref() {
-  local line
   [[ -s $MANIFEST ]] || return 0
   local rc=0
   ref verify "$MANIFEST" >"$WORK/verified" 2>&1 || rc=$?
   # Exit 1: some comparison failed (its lines say which); anything else: the reference itself failed.
   [[ $rc -le 1 ]] || echo "FAIL the reference comparison itself failed (exit $rc)" >>"$WORK/verified"
-  while IFS= read -r line; do
-    echo "$line"
-    case $line in
-      PASS\ *) PASSED=$((PASSED + 1)) ;;
-      FAIL\ *) FAILED=$((FAILED + 1)) ;;
-    esac
-  done <"$WORK/verified"
+  count_verdicts "$WORK/verified"
   : >"$MANIFEST"
 }
 
