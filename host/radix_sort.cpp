@@ -1,3 +1,4 @@
+#include "host/task_offsets.hpp"
 #include "host/radix_sort.hpp"
 
 #include <tbb/blocked_range.h>
@@ -28,7 +29,7 @@ class RadixSorter {
   using Bits = typename Order::Bits;
   static constexpr int kKeyBits = Order::kBits;
   static constexpr std::size_t kParallelBuckets = std::size_t{1} << kDigitBits;
-  using ParallelCounts = std::array<std::size_t, kParallelBuckets>;
+  using ParallelCounts = std::array<std::uint64_t, kParallelBuckets>;
   // Sequential ranges hold at most kSequentialKeys keys, so 32-bit counters suffice.
   using SequentialCounts = std::array<std::uint32_t, std::size_t{1} << kMaxSequentialDigitBits>;
   static_assert(kSequentialKeys <= UINT32_MAX);
@@ -232,16 +233,8 @@ class RadixSorter {
       count_all(shift);
     }
 
-    ParallelCounts bucket_size{};
-    std::size_t offset = begin;
-    for (std::size_t d = 0; d < kParallelBuckets; ++d) {
-      for (std::size_t t = 0; t < tasks; ++t) {
-        const std::size_t c = counts[t][d];
-        counts[t][d] = offset;  // from here on: task t's next write position in bucket d
-        offset += c;
-        bucket_size[d] += c;
-      }
-    }
+    // From here on counts[t][d] is task t's next write position in bucket d.
+    const auto bucket_size = to_task_offsets(counts, begin);
 
     Bits* out = other(in);
     const bool last_digit = shift == 0;

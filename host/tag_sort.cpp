@@ -1,3 +1,4 @@
+#include "host/task_offsets.hpp"
 #include "host/tag_sort.hpp"
 
 #include <tbb/blocked_range.h>
@@ -225,16 +226,8 @@ class TagSorter {
       count_all(shift);
     }
 
-    ParallelCounts bucket_size{};
-    std::uint64_t offset = begin;
-    for (std::size_t d = 0; d < kBuckets; ++d) {
-      for (std::uint64_t t = 0; t < tasks; ++t) {
-        const std::uint64_t c = counts[t][d];
-        counts[t][d] = offset;  // from here on: task t's next write position in bucket d
-        offset += c;
-        bucket_size[d] += c;
-      }
-    }
+    // From here on counts[t][d] is task t's next write position in bucket d.
+    const auto bucket_size = to_task_offsets(counts, begin);
     std::uint64_t* out = other(in);
     const bool stream = n >= kStreamingTags;
     tbb::parallel_for(std::uint64_t{0}, tasks, [&](std::uint64_t t) {
