@@ -37,7 +37,7 @@ KeysInMemory read_file_keys(const SortPlan& plan, const InputFile& input, SortOr
                                     });
   read.direct = stats.direct;
   // Blocks need not end on a record: records' checksum is taken over the whole buffer, once read.
-  if (verify && !layout.is_bare_key()) read.checksum = verify_checksum(layout, read.keys.data(), read.bytes);
+  if (verify && !layout.is_bare_key()) read.checksum = checksum_records(read.keys.data(), read.bytes, layout.record_size);
   if (read.top_digits) read.top_digits->finish();
   return read;
 }
@@ -50,8 +50,9 @@ KeysInMemory read_stream_keys(const InputFile& input, std::uint64_t host_memory,
 }
 
 void prepare_stream_keys(const SortPlan& plan, KeysInMemory& keys, bool verify) {
-  if (!keys.complete) return;
-  if (verify) keys.checksum = verify_checksum(plan.engine->layout(), keys.keys.data(), keys.bytes);
+  // A spill plan checksums the input as its pass reads it (prefix included), in the user's layout.
+  if (!keys.complete || plan.path == SortPath::spill) return;
+  if (verify) keys.checksum = checksum_records(keys.keys.data(), keys.bytes, plan.engine->layout().record_size);
   if (plan.path == SortPath::in_memory) plan.engine->pin(keys.keys.data(), keys.keys.capacity());
 }
 

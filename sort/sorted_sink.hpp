@@ -19,12 +19,6 @@
 
 namespace rmgsort {
 
-// The checksum --verify compares: of whole records (bare keys: of the keys, as always).
-[[nodiscard]] inline KeyChecksum verify_checksum(const RecordLayout& layout, const std::byte* data, std::uint64_t bytes) {
-  return layout.is_bare_key() ? checksum_keys(data, bytes, layout.record_size)
-                              : checksum_records(data, bytes, layout.record_size);
-}
-
 // Why --verify fails, or "" when the records are in order and a permutation of the input.
 [[nodiscard]] inline std::string verify_failure(const RecordLayout& layout, std::optional<std::uint64_t> disorder,
                                                 bool same_checksum) {
@@ -48,7 +42,7 @@ class SortedSink {
   void operator()(const SortedRound& round) {
     if (verify_) {
       order_check_.feed(round.records.data(), round.records.size());
-      checksum_ += verify_checksum(layout_, round.records.data(), round.records.size());
+      checksum_ += checksum_records(round.records.data(), round.records.size(), layout_.record_size);
     }
     if (records_) records_->append(round.records);
     if (positions_) positions_->append(std::as_bytes(round.positions));

@@ -70,7 +70,7 @@ SortOutcome sort_through_spill(SortPlan& plan, const InputFile& input, HostBuffe
   job.on_input = [&](std::span<const std::byte> chunk) {
     bytes_in += chunk.size();
     progress.advance(chunk.size());
-    if (run.verify) input_checksum += verify_checksum(user, chunk.data(), chunk.size());
+    if (run.verify) input_checksum += checksum_records(chunk.data(), chunk.size(), user.record_size);
   };
   job.on_rounds = [&](std::uint64_t done, std::uint64_t total) {
     if (!sorting_rounds) progress.phase("sorting rounds", bytes_in);

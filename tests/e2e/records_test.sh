@@ -279,6 +279,22 @@ for item in "${BIG[@]}"; do
   rm -f "$D"/big.in "$D"/*.asc "$D"/*.desc "$D"/*.idx "$D"/stats.json
 done
 
+# A stream read whole that then does not fit one sort in --host-memory goes through the spill pass,
+# which appends positions and checksums the records for --verify as it reads them.
+begin "a complete stream spilled with --index-output and --verify"
+head -c $((100000 * 21)) /dev/urandom >"$WORK/stream21.in"
+rmg sort "$WORK/stream21.in" -o "$WORK/stream21.mem" -t u64 --record-size 21 --key-offset 3 --gpus none \
+  --index-output "$WORK/stream21.mem.idx"
+"$RMGSORT" sort -t u64 --record-size 21 --key-offset 3 --gpus none --host-memory 5M --verify \
+  --index-output "$WORK/stream21.idx" -o "$WORK/stream21.out" --stats "$WORK/stream21.json" <"$WORK/stream21.in" \
+  2>"$WORK/stderr"
+RC=$?
+expect_rc 0
+[[ $RC -ne 0 || $(stat_of "$WORK/stream21.json" spilled) == True ]] || fail "not spilled"
+cmp -s "$WORK/stream21.mem" "$WORK/stream21.out" || fail "records differ from the in-memory sort's"
+cmp -s "$WORK/stream21.mem.idx" "$WORK/stream21.idx" || fail "positions differ from the in-memory sort's"
+end
+
 echo "== 4. usage errors of records"
 head -c 25 /dev/urandom >"$D/25bytes"
 begin "a 25-byte file of 12-byte records: exit 2 naming the file, its size and the record size; no output, no index"
