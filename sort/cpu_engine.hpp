@@ -29,6 +29,8 @@ class CpuEngine final : public SortEngine {
   SortedRound sort(std::byte* records, std::uint64_t count, SortOrder order) override;
 
   [[nodiscard]] std::vector<std::uint64_t> device_bytes_allocated() const override { return {}; }
+  // Records: the tag sort's steps so far (benchmarks); nullptr for bare keys.
+  [[nodiscard]] const RecordTagSorter* tag_sorter() const { return tag_sorter_ ? &*tag_sorter_ : nullptr; }
   // Records: the tag sort's steps ("record_tags"); {} for bare keys.
   [[nodiscard]] JsonObject stats() const override {
     return tag_sorter_ ? JsonObject().add("record_tags", tag_sorter_->stats()) : JsonObject();

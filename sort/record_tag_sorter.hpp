@@ -40,8 +40,12 @@ class RecordTagSorter {
   // records[0, count), left in the tags: valid until the next sort().
   SortedRound sort(const std::byte* records, std::uint64_t count, SortOrder order, const TagSort& sort_tags);
 
-  // --stats "record_tags": the seconds each step took over every sort so far, and how many sorts
-  // needed their ties refined.
+  // The seconds each step took, summed over every sort so far.
+  struct StepSeconds {
+    double build = 0, sort = 0, refine = 0, gather = 0;
+  };
+  [[nodiscard]] const StepSeconds& step_seconds() const { return seconds_; }
+  // --stats "record_tags": step_seconds(), and how many sorts needed their ties refined.
   [[nodiscard]] JsonObject stats() const;
 
  private:
@@ -56,9 +60,7 @@ class RecordTagSorter {
   HostBuffer tags_;
   std::array<HostBuffer, 2> outputs_;
   int next_ = 0;
-  struct Seconds {
-    double build = 0, sort = 0, refine = 0, gather = 0;
-  } seconds_;
+  StepSeconds seconds_;
   std::uint64_t sorts_ = 0, inexact_sorts_ = 0;
 };
 

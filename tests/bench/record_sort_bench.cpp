@@ -1,10 +1,12 @@
 // The CPU records target, measured in one run against its baseline:
 //   record_sort_bench LOG2_RECORDS DISTRIBUTION [REPEATS]
 // sorts 2^LOG2_RECORDS records of (u64 key, u64 payload = the record's index) in memory, keys from
-// DISTRIBUTION (generate's names: "uniform", "zipf:1.0", ...), with sort_records and with
-// tbb::parallel_sort of the same 16-byte structs by key; prints the median seconds of each, the
-// ratio, sort_records' phases (median of their own timed calls) and the bytes it used per record
-// beside the input and the output. Checks that sort_records' output is sorted and stable.
+// DISTRIBUTION (generate's names: "uniform", "zipf:1.0", ...), with the CPU engine of `rmgsort sort
+// --record-size 16` (sort/cpu_engine.hpp: record tags) and with tbb::parallel_sort of the same
+// 16-byte structs by key; prints the median seconds of each, the ratio, the engine's steps (their
+// mean over the timed sorts) and the bytes it used per record beside the input and the output.
+// Checks that the engine's output is sorted and stable. Two untimed sorts first touch the engine's
+// two output buffers (first-touch faults are not what is measured).
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 #include <tbb/parallel_sort.h>
@@ -19,10 +21,8 @@
 #include <vector>
 
 #include "generate/generate.hpp"
-#include "host/record_sort.hpp"
-#include "host/record_tags.hpp"
-#include "host/tag_sort.hpp"
 #include "io/host_buffer.hpp"
+#include "sort/cpu_engine.hpp"
 
 using namespace rmgsort;
 using Clock = std::chrono::steady_clock;
@@ -68,45 +68,25 @@ bool sorted_stably(const Record* out, std::size_t n) {
   return ok;
 }
 
-struct Phases {
-  std::vector<double> build, tag_sort, refine, gather;
-};
-
-// sort_records' four steps, each timed.
-void timed_phases(const std::byte* records, std::size_t n, const RecordLayout& layout, std::byte* out,
-                  std::uint64_t* tags, std::uint64_t* scratch, Phases& phases) {
-  auto start = Clock::now();
-  const TagPlan plan = build_record_tags(records, n, layout, SortOrder::ascending, tags);
-  phases.build.push_back(since(start));
-  start = Clock::now();
-  sort_tags(tags, n, plan.index_bits, scratch);
-  phases.tag_sort.push_back(since(start));
-  start = Clock::now();
-  refine_record_tags(tags, n, plan, records, layout, SortOrder::ascending);
-  phases.refine.push_back(since(start));
-  start = Clock::now();
-  gather_records(tags, n, plan, records, layout.record_size, out);
-  phases.gather.push_back(since(start));
-}
-
 int run(int log2_records, const char* distribution, int repeats) {
   const std::size_t n = std::size_t{1} << log2_records;
   const RecordLayout layout = RecordLayout::of(KeySpec{KeyType::u64, 8}, sizeof(Record), 0);
 
   HostBuffer input = touched(n * sizeof(Record));
-  HostBuffer out = touched(n * sizeof(Record));
   HostBuffer baseline = touched(n * sizeof(Record));
-  HostBuffer tags = touched(record_sort_scratch_bytes(n) / 2);
-  HostBuffer scratch = touched(record_sort_scratch_bytes(n) / 2);
   {
     std::vector<std::uint64_t> keys(n);
     generate_keys(keys.data(), 0, n, n, parse_distribution(distribution), 1);
     auto* records = input.as<Record>();
     tbb::parallel_for(std::size_t{0}, n, [&](std::size_t i) { records[i] = {keys[i], i}; });
   }
+  CpuEngine engine(layout);
+  engine.allocate(n);
+  for (int warm_up = 0; warm_up < 2; ++warm_up) (void)engine.sort(input.data(), n, SortOrder::ascending);
+  const RecordTagSorter::StepSeconds before = engine.tag_sorter()->step_seconds();
 
   std::vector<double> baseline_s, ours_s;
-  Phases phases;
+  const Record* out = nullptr;
   for (int r = 0; r < repeats; ++r) {
     copy_bytes(baseline.data(), input.data(), input.size());
     auto start = Clock::now();
@@ -115,27 +95,29 @@ int run(int log2_records, const char* distribution, int repeats) {
     baseline_s.push_back(since(start));
 
     start = Clock::now();
-    sort_records(input.data(), n, layout, SortOrder::ascending, out.data(), tags.as<std::uint64_t>(),
-                 scratch.as<std::uint64_t>());
+    const SortedRound sorted = engine.sort(input.data(), n, SortOrder::ascending);
     ours_s.push_back(since(start));
-    if (!sorted_stably(out.as<Record>(), n)) {
-      std::fprintf(stderr, "record_sort_bench: sort_records' output is not sorted stably\n");
+    out = reinterpret_cast<const Record*>(sorted.records.data());
+    if (!sorted_stably(out, n)) {
+      std::fprintf(stderr, "record_sort_bench: the engine's output is not sorted stably\n");
       return 1;
     }
-    timed_phases(input.data(), n, layout, out.data(), tags.as<std::uint64_t>(), scratch.as<std::uint64_t>(), phases);
   }
   for (std::size_t i = 0; i < n; ++i)
-    if (out.as<Record>()[i].key != baseline.as<Record>()[i].key) {
-      std::fprintf(stderr, "record_sort_bench: sort_records and tbb::parallel_sort disagree at %zu\n", i);
+    if (out[i].key != baseline.as<Record>()[i].key) {
+      std::fprintf(stderr, "record_sort_bench: the engine and tbb::parallel_sort disagree at %zu\n", i);
       return 1;
     }
+  const RecordTagSorter::StepSeconds& after = engine.tag_sorter()->step_seconds();
+  const auto mean = [&](double RecordTagSorter::StepSeconds::*step) { return (after.*step - before.*step) / repeats; };
   const double tbb_s = median(baseline_s), ours = median(ours_s);
   std::printf(
-      "records=2^%d dist=%s threads=%d tbb_parallel_sort_s=%.3f sort_records_s=%.3f speedup=%.2f "
+      "records=2^%d dist=%s threads=%d tbb_parallel_sort_s=%.3f engine_s=%.3f speedup=%.2f "
       "build_s=%.3f tag_sort_s=%.3f refine_s=%.3f gather_s=%.3f extra_bytes_per_record=%llu\n",
       log2_records, distribution, tbb::this_task_arena::max_concurrency(), tbb_s, ours, tbb_s / ours,
-      median(phases.build), median(phases.tag_sort), median(phases.refine), median(phases.gather),
-      static_cast<unsigned long long>(record_sort_scratch_bytes(n) / n));
+      mean(&RecordTagSorter::StepSeconds::build), mean(&RecordTagSorter::StepSeconds::sort),
+      mean(&RecordTagSorter::StepSeconds::refine), mean(&RecordTagSorter::StepSeconds::gather),
+      static_cast<unsigned long long>(engine.host_bytes_beside(n) / n));
   return 0;
 }
 
