@@ -24,6 +24,6 @@ for dist in uniform zipf:1.0; do
   bytes=$(field extra_bytes_per_record "$line")
 done
 echo
-echo "Baseline: tbb::parallel_sort of the 16-byte structs by key (in place). the engine's steps (means):"
+echo "Baseline: tbb::parallel_sort of the 16-byte structs by key (in place). The engine's steps (means):"
 for p in "${phases[@]}"; do echo "- $p"; done
 echo "Memory beside the records and the output: $bytes bytes per record (tags and the tag sort's scratch)."
