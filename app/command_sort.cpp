@@ -146,7 +146,10 @@ SortReport execute(const SortOptions& options, const PlanRequest& request, const
     keys = read_file_keys(*plan, input, options.order, options.verify, unsigned(active_threads()), *run.progress);
   }
   if (reads) report.read = ReadReport{phase.lap(), keys.bytes, keys.direct};
-  write_output_headers(sort_input, run);
+  if (plan->path == SortPath::spill && !input.regular)
+    run.write_heads = [&sort_input, &run] { write_output_headers(sort_input, run); };
+  else
+    write_output_headers(sort_input, run);
   switch (plan->path) {
     case SortPath::in_memory: report.outcome = sort_in_memory(*plan->engine, keys, run); break;
     case SortPath::rounds: report.outcome = sort_in_memory_rounds(*plan->engine, keys, run); break;
@@ -178,7 +181,7 @@ int run_sort(const SortOptions& options) {
   if (!options.output.empty()) output = OutputFile::create(options.output);
   if (!options.index_output.empty()) index = OutputFile::create(options.index_output);
   Progress progress(progress_mode_beside_keys(options.progress, options.output == "-" || options.index_output == "-"));
-  SortRun run{options.order, options.verify, -1, "", -1, "", &progress, std::nullopt};
+  SortRun run{options.order, options.verify, -1, "", -1, "", &progress, std::nullopt, {}};
   if (output) {
     run.output_fd = output->fd();
     run.output_name = writer_name(*output);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -27,6 +28,12 @@ struct SortRun {
   // through spill files is refused when it differs, once its streaming pass is over and before any
   // record is written. (One read whole into memory is checked by its reader.)
   std::optional<std::uint64_t> stream_bytes;
+  // Writes what precedes the records in the outputs (a .npy header), once the input is known to be
+  // what it says; empty when nothing is left to write. Set only for a stream sorted through spill
+  // files: their driver calls it after the streaming pass, past the stream_bytes check, so a refused
+  // stream writes nothing, not even to a pipe. (Every other input is read and checked whole, or is a
+  // file whose size was checked, before its caller writes the heads.)
+  std::function<void()> write_heads;
 };
 
 // The times of the phases after reading (which is timed by whoever reads).

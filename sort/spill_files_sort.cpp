@@ -1,6 +1,7 @@
 #include "sort/spill_files_sort.hpp"
 
 #include <cstdlib>
+#include <optional>
 
 #include "core/error.hpp"
 
@@ -55,7 +56,16 @@ SortOutcome sort_through_spill(SortPlan& plan, const InputFile& input, HostBuffe
   Progress& progress = *run.progress;
   SortOutcome outcome;
   Stopwatch phase;
-  SortedSink sink(run, user, input.regular ? input.size / user.record_size : 0);
+  // The sink starts writing where the output's descriptor stands, so it is opened after the heads:
+  // at once when there are none left to write (a file's, checked by its size, were written before),
+  // else once the streaming pass has proved the stream's length.
+  std::optional<SortedSink> sink;
+  const auto open_sink = [&] {
+    if (sink) return;
+    if (run.write_heads) run.write_heads();
+    sink.emplace(run, user, input.regular ? input.size / user.record_size : 0);
+  };
+  if (!run.write_heads) open_sink();
   KeyChecksum input_checksum;
   RoundMemory round_memory(plan, prefix, outcome.times);
   SpillJob job;
@@ -78,7 +88,10 @@ SortOutcome sort_through_spill(SortPlan& plan, const InputFile& input, HostBuffe
     if (!sorting_rounds && run.stream_bytes && bytes_in != *run.stream_bytes)
       throw Error(input.display_name() + ": the stream holds " + std::to_string(bytes_in) +
                   " bytes of data where its header states " + std::to_string(*run.stream_bytes));
-    if (!sorting_rounds) progress.phase("sorting rounds", bytes_in);
+    if (!sorting_rounds) {
+      open_sink();
+      progress.phase("sorting rounds", bytes_in);
+    }
     sorting_rounds = true;
     progress.rounds(done, total);
   };
@@ -100,14 +113,15 @@ SortOutcome sort_through_spill(SortPlan& plan, const InputFile& input, HostBuffe
       sorted_round = engine.sort(const_cast<std::byte*>(round.data()), round.size() / width, run.order);
       round_sorted = true;
     }
-    sink(round_sorted ? sorted_round : SortedRound{round, {}});
+    (*sink)(round_sorted ? sorted_round : SortedRound{round, {}});
     round_sorted = false;
   };
   progress.phase("spilling " + input.display_name() + " to " + (plan.spill_in_memory ? "memory" : job.temp_dir),
                  input.regular ? input.size : 0);
   SpillSource source{&input, prefix.bytes()};
   outcome.spill = spill_sort(job, source);
-  outcome.verify_failure = sink.finish(input_checksum);
+  open_sink();  // (no round at all: the heads still lead)
+  outcome.verify_failure = sink->finish(input_checksum);
   outcome.bytes = outcome.spill->keys * user.record_size;
   const double total = phase.lap();
   outcome.times.partition = outcome.spill->spill_seconds;

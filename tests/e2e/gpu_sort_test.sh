@@ -197,8 +197,9 @@ for layout in "u64 16 0 8" "u32 12 8 4" "i64 9 1 8" "bytes:3 11 4 3" "f32 8 4 4"
   done
 done
 
-# NumPy .npy input on the GPUs: in one round and in rounds (a small --gpu-memory), simple and
-# structured arrays, with the index: the output must be the CPU's byte for byte (header included).
+# NumPy .npy input on the GPUs: in one round and in rounds (--gpu-memory 4M holds about 10^5 of these
+# records with their positions: 3 rounds or more), simple and structured arrays, with the index and
+# --verify: the output must be the CPU's byte for byte (header included).
 python3 - "$WORK" <<'PY'
 import sys
 import numpy as np
@@ -215,12 +216,16 @@ for case in "simple.npy" "rows.npy --key price" "rows.npy --key tag"; do
   read -r file key_args <<<"$case"
   for order in "" "-r"; do
     rmg sort "$WORK/$file" -o "$WORK/cpu.npy" $key_args $order --gpus none --index-output "$WORK/cpu.idx.npy"
-    for gpu_args in "--gpus all" "--gpus 0 --gpu-memory 16M"; do
-      begin "npy $case ${order:-ascending} $gpu_args"
+    for gpu_args in "--gpus all" "--gpus 0 --gpu-memory 4M"; do
+      begin "npy $case ${order:-ascending} $gpu_args --verify"
       rmg sort "$WORK/$file" -o "$WORK/gpu.npy" $key_args $order $gpu_args --stats "$WORK/stats.json" \
-        --index-output "$WORK/gpu.idx.npy"
+        --index-output "$WORK/gpu.idx.npy" --verify
       expect_rc 0
       [[ $RC -eq 0 && $(engine_of "$WORK/stats.json") == gpu ]] || fail "not sorted by the GPU engine"
+      if [[ $RC -eq 0 && $gpu_args == *gpu-memory* ]]; then
+        rounds=$(rounds_of "$WORK/stats.json")
+        ((rounds >= 3)) || fail "expected at least 3 rounds, got $rounds"
+      fi
       cmp -s "$WORK/cpu.npy" "$WORK/gpu.npy" || fail "the GPUs' .npy output differs from the CPU's"
       cmp -s "$WORK/cpu.idx.npy" "$WORK/gpu.idx.npy" || fail "the GPUs' .npy index differs from the CPU's"
       end
