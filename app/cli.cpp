@@ -111,7 +111,9 @@ void add_sort_command(CLI::App& app, SortOptions& sort, RawOptions& raw) {
   cmd->add_flag_function(
       "-r,--descending", [&sort](std::int64_t) { sort.order = SortOrder::descending; },
       "Largest first (NaNs stay last; equal keys keep their input order)");
-  cmd->add_option("--gpus", sort.gpus, "GPUs to sort on: all, none, or a list such as 0,1,3")->capture_default_str();
+  cmd->add_option("--gpus", sort.gpus,
+                  "GPUs to sort on: all (small inputs go to the CPU), none, or a list such as 0,1,3")
+      ->capture_default_str();
   cmd->add_option("--host-memory", raw.host_memory,
                   "Host memory rmgsort may use, e.g. 48G (default: 75% of physical memory)");
   cmd->add_option("--gpu-memory", raw.gpu_memory, "Device memory to use per GPU, e.g. 8G (default: free minus a margin)");

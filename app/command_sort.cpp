@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "app/commands.hpp"
+#include "app/gpu_choice.hpp"
 #include "app/sort_input.hpp"
 #include "app/sort_report.hpp"
 #include "report/stats.hpp"
@@ -55,7 +56,8 @@ std::string writer_name(const OutputFile& output) {
 // What validation establishes for the plan and the report.
 struct Validated {
   std::string input_name;  // "stdin" for "-"
-  std::vector<int> gpus;   // selected
+  GpuSpec gpu_spec;        // --gpus
+  std::vector<int> listed;  // a device list, resolved; empty for all and none (app/gpu_choice.hpp)
   std::uint64_t host_memory = 0;
 };
 
@@ -104,9 +106,11 @@ Validated validate(const SortOptions& options, const ClosedStandardDescriptors& 
     refuse_closed_standard_descriptor(options.index_output, "--index-output " + options.index_output);
   if (!options.stats.empty()) refuse_closed_standard_descriptor(options.stats, "--stats " + options.stats);
   Validated validated;
-  const GpuSpec gpu_spec = parse_gpu_spec(options.gpus);
-  // --gpus none must not start the CUDA driver: that alone takes a few hundred ms on a GPU machine.
-  validated.gpus = resolve_gpus(gpu_spec, gpu_spec.kind == GpuSpec::Kind::none ? 0 : cuda_device_count());
+  validated.gpu_spec = parse_gpu_spec(options.gpus);
+  // Only a device list starts the CUDA driver here (to check it); --gpus all finds the GPUs when the
+  // plan asks for them, which a small input does not.
+  if (validated.gpu_spec.kind == GpuSpec::Kind::list)
+    validated.listed = resolve_gpus(validated.gpu_spec, cuda_device_count());
   validated.host_memory = options.host_memory.value_or(default_host_memory_bytes());
   if (options.stats == "-" && options.output == "-")
     throw Error("--stats -: standard output already carries the sorted keys; give --stats a file name");
@@ -120,9 +124,12 @@ Validated validate(const SortOptions& options, const ClosedStandardDescriptors& 
   return validated;
 }
 
-PlanRequest plan_request(const SortOptions& options, const Validated& validated, const RecordLayout& layout) {
+// `gpus_selected` receives the GPUs the plan chose from; it must outlive the request.
+PlanRequest plan_request(const SortOptions& options, const Validated& validated, const RecordLayout& layout,
+                         std::vector<int>& gpus_selected) {
+  const GpuChoice choice{validated.gpu_spec, validated.listed, options.gpu_memory, active_threads()};
   return PlanRequest{layout, !options.index_output.empty(), validated.input_name, validated.host_memory,
-                     gpu_engine_chooser(validated.gpus, options.gpu_memory)};
+                     choose_gpu_engine(choice, gpus_selected)};
 }
 
 // Reads what the plan keeps in memory (a stream first, and plans it then) and runs the plan's
@@ -171,7 +178,8 @@ int run_sort(const SortOptions& options) {
   StatsOutput stats(options.stats);
   const SortInput sort_input = open_sort_input(options);
   const InputFile& input = sort_input.file;
-  const PlanRequest request = plan_request(options, validated, sort_input.layout);
+  std::vector<int> gpus_selected;
+  const PlanRequest request = plan_request(options, validated, sort_input.layout, gpus_selected);
   // A file is planned from its size (its data's), before anything is created; a stream once its
   // prefix is read.
   std::optional<SortPlan> plan;
@@ -203,7 +211,7 @@ int run_sort(const SortOptions& options) {
   report.input_name = validated.input_name;
   report.input_format = sort_input.format();
   if (sort_input.npy && sort_input.npy->structured) report.key_field = options.key_field;
-  report.gpus = validated.gpus;
+  report.gpus = gpus_selected;
   report.threads = active_threads();
   report.wall_seconds = wall.seconds();
   SortOptions resolved = options;

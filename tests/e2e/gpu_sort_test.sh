@@ -14,6 +14,8 @@ if [[ ${gpus_present:-0} -eq 0 ]]; then
   exit 77
 fi
 max_gpus=$((gpus_present < 4 ? gpus_present : 4))
+# Every GPU by number: --gpus all sends an input as small as these tests' to the CPU.
+every_gpu=$(seq -s, 0 $((gpus_present - 1)))
 
 engine_of() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["engine"])' "$1"; }
 
@@ -40,16 +42,51 @@ for type in u32 u64 i32 i64 f32 f64; do
   done
 done
 
+# --gpus all (the default): an input the CPU sorts before the GPUs have started goes to the CPU, and
+# the CUDA driver is not started (sort/small_input.hpp: 64 MiB a thread); a device list forces the GPUs.
+stat_field() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"; }
+rmg generate -o "$WORK/in" -t u64 --count 1000 --seed 8
+begin "--gpus all (the default), 1000 keys: the CPU sorts them, cpu_because says why, no GPU selected"
+rmg sort "$WORK/in" -o "$WORK/out" -t u64 --stats "$WORK/stats.json"
+expect_rc 0
+if [[ $RC -eq 0 ]]; then
+  [[ $(engine_of "$WORK/stats.json") == cpu ]] || fail "engine $(engine_of "$WORK/stats.json"), expected cpu"
+  [[ $(stat_field "$WORK/stats.json" cpu_because) == *"small input"* ]] || fail "cpu_because: $(stat_field "$WORK/stats.json" cpu_because)"
+  [[ $(stat_field "$WORK/stats.json" gpus_selected) == "[]" ]] || fail "gpus_selected: $(stat_field "$WORK/stats.json" gpus_selected)"
+fi
+rmg check "$WORK/out" -t u64 --input "$WORK/in"
+expect_rc 0
+end
+begin "--gpus 0, 1000 keys: a device list forces the GPUs"
+rmg sort "$WORK/in" -o "$WORK/out" -t u64 --gpus 0 --stats "$WORK/stats.json"
+expect_rc 0
+[[ $RC -ne 0 || $(engine_of "$WORK/stats.json") == gpu ]] || fail "not sorted by the GPU engine"
+rmg check "$WORK/out" -t u64 --input "$WORK/in"
+expect_rc 0
+end
+rmg generate -o "$WORK/in" -t u64 --count 10000019 --seed 8
+begin "--gpus all --threads 1, 80 MB of u64 keys (over 64 MiB a thread): the GPUs, every one selected"
+rmg sort "$WORK/in" -o "$WORK/out" -t u64 --gpus all --threads 1 --stats "$WORK/stats.json"
+expect_rc 0
+if [[ $RC -eq 0 ]]; then
+  [[ $(engine_of "$WORK/stats.json") == gpu ]] || fail "not sorted by the GPU engine"
+  [[ $(stat_field "$WORK/stats.json" gpus_selected) == "[$(seq -s ', ' 0 $((gpus_present - 1)))]" ]] ||
+    fail "gpus_selected: $(stat_field "$WORK/stats.json" gpus_selected)"
+fi
+rmg check "$WORK/out" -t u64 --input "$WORK/in"
+expect_rc 0
+end
+
 begin "empty input on the GPUs"
 : >"$WORK/empty"
-rmg sort "$WORK/empty" -o "$WORK/out" -t u32 --gpus all
+rmg sort "$WORK/empty" -o "$WORK/out" -t u32 --gpus "$every_gpu"
 expect_rc 0
 [[ -f "$WORK/out" && ! -s "$WORK/out" ]] || fail "output is not an empty file"
 end
 
 begin "fewer keys than GPUs, all GPUs"
 rmg generate -o "$WORK/in" -t f64 --count 3 --dist special --seed 2
-rmg sort "$WORK/in" -o "$WORK/out" -t f64 --gpus all
+rmg sort "$WORK/in" -o "$WORK/out" -t f64 --gpus "$every_gpu"
 expect_rc 0
 rmg check "$WORK/out" -t f64 --input "$WORK/in"
 expect_rc 0
@@ -57,7 +94,7 @@ end
 
 begin "stdin to stdout on the GPUs"
 rmg generate -o "$WORK/in" -t i64 --count 100003 --dist zipf:1.0 --seed 3
-run "$RMGSORT" sort -t i64 --gpus all --stats "$WORK/stats.json" <"$WORK/in"
+run "$RMGSORT" sort -t i64 --gpus "$every_gpu" --stats "$WORK/stats.json" <"$WORK/in"
 expect_rc 0
 cp "$WORK/stdout" "$WORK/out"
 [[ $(engine_of "$WORK/stats.json") == gpu ]] || fail "not sorted by the GPU engine"
@@ -67,7 +104,7 @@ end
 
 begin "--verify on the GPU path: order and checksum checked before the commit"
 rmg generate -o "$WORK/in" -t f32 --count 300007 --dist special --seed 6
-rmg sort "$WORK/in" -o "$WORK/out" -t f32 -r --gpus all --verify --stats "$WORK/stats.json"
+rmg sort "$WORK/in" -o "$WORK/out" -t f32 -r --gpus "$every_gpu" --verify --stats "$WORK/stats.json"
 expect_rc 0
 [[ $(engine_of "$WORK/stats.json") == gpu ]] || fail "not sorted by the GPU engine"
 grep -q '"verified":true' "$WORK/stats.json" || fail "stats do not say the output was verified"
@@ -113,7 +150,7 @@ done
 begin "larger than --host-memory on the GPUs: spilled, rounds sorted on the GPUs, temp dir empty"
 mkdir -p "$WORK/temp"
 rmg generate -o "$WORK/in" -t f32 --count 5000000 --dist normal --seed 6
-rmg sort "$WORK/in" -o "$WORK/out" -t f32 --gpus all --host-memory 8M -T "$WORK/temp" --verify --stats "$WORK/stats.json"
+rmg sort "$WORK/in" -o "$WORK/out" -t f32 --gpus "$every_gpu" --host-memory 8M -T "$WORK/temp" --verify --stats "$WORK/stats.json"
 expect_rc 0
 if [[ $RC -eq 0 ]]; then
   [[ $(engine_of "$WORK/stats.json") == gpu ]] || fail "not sorted by the GPU engine"
@@ -177,7 +214,7 @@ for layout in "u64 16 0 8" "u32 12 8 4" "i64 9 1 8" "bytes:3 11 4 3" "f32 8 4 4"
     args=(-t "$type" --record-size "$size" --key-offset "$offset")
     for order in "" "-r"; do
       rmg sort "$WORK/rin" -o "$WORK/cpu" "${args[@]}" $order --gpus none --index-output "$WORK/cpu.idx"
-      for gpu_args in "--gpus all" "--gpus 0 --gpu-memory 16M"; do
+      for gpu_args in "--gpus $every_gpu" "--gpus 0 --gpu-memory 16M"; do
         for with_index in yes no; do
           begin "records $type size=$size offset=$offset n=$count ${order:-ascending} $gpu_args index=$with_index"
           index_args=()
@@ -197,8 +234,8 @@ for layout in "u64 16 0 8" "u32 12 8 4" "i64 9 1 8" "bytes:3 11 4 3" "f32 8 4 4"
   done
 done
 
-# NumPy .npy input on the GPUs: in one round and in rounds (--gpu-memory 4M holds about 10^5 of these
-# records with their positions: 3 rounds or more), simple and structured arrays, with the index and
+# NumPy .npy input on the GPUs: in one round and in rounds (--gpu-memory 4M holds fewer than these
+# 300007 records with their positions: 2 rounds or more), simple and structured arrays, with the index and
 # --verify: the output must be the CPU's byte for byte (header included).
 python3 - "$WORK" <<'PY'
 import sys
@@ -216,7 +253,7 @@ for case in "simple.npy" "rows.npy --key price" "rows.npy --key tag"; do
   read -r file key_args <<<"$case"
   for order in "" "-r"; do
     rmg sort "$WORK/$file" -o "$WORK/cpu.npy" $key_args $order --gpus none --index-output "$WORK/cpu.idx.npy"
-    for gpu_args in "--gpus all" "--gpus 0 --gpu-memory 4M"; do
+    for gpu_args in "--gpus $every_gpu" "--gpus 0 --gpu-memory 4M"; do
       begin "npy $case ${order:-ascending} $gpu_args --verify"
       rmg sort "$WORK/$file" -o "$WORK/gpu.npy" $key_args $order $gpu_args --stats "$WORK/stats.json" \
         --index-output "$WORK/gpu.idx.npy" --verify
@@ -224,7 +261,7 @@ for case in "simple.npy" "rows.npy --key price" "rows.npy --key tag"; do
       [[ $RC -eq 0 && $(engine_of "$WORK/stats.json") == gpu ]] || fail "not sorted by the GPU engine"
       if [[ $RC -eq 0 && $gpu_args == *gpu-memory* ]]; then
         rounds=$(rounds_of "$WORK/stats.json")
-        ((rounds >= 3)) || fail "expected at least 3 rounds, got $rounds"
+        ((rounds >= 2)) || fail "expected at least 2 rounds, got $rounds"
       fi
       cmp -s "$WORK/cpu.npy" "$WORK/gpu.npy" || fail "the GPUs' .npy output differs from the CPU's"
       cmp -s "$WORK/cpu.idx.npy" "$WORK/gpu.idx.npy" || fail "the GPUs' .npy index differs from the CPU's"

@@ -21,6 +21,8 @@ ref() { "$PY" "$REF" "$@"; }
 
 gpus_present=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ' || true)
 CPU=(--gpus none)
+# The GPUs by number: --gpus all (the default) sends inputs as small as these to the CPU.
+GPUS=(--gpus "$(seq -s, 0 $((${gpus_present:-1} - 1)))")
 
 D=$WORK/records
 mkdir -p "$D"
@@ -114,9 +116,9 @@ for type in u32 u64 i32 i64 f32 f64 bytes:1 bytes:3 bytes:8 bytes:10 bytes:16 by
       expect_ref "$type" "$r" "$k" desc "$in" - "$in.idesc.idx" "$what descending, --index-output alone: positions"
       if [[ ${gpus_present:-0} -gt 0 ]]; then
         begin "$what: with the GPUs, ascending with --index-output and descending, exit 0"
-        rmg sort "$in" -o "$in.gasc" --index-output "$in.gasc.idx" -t "$type" --record-size "$r" --key-offset "$k"
+        rmg sort "$in" -o "$in.gasc" --index-output "$in.gasc.idx" -t "$type" --record-size "$r" --key-offset "$k" "${GPUS[@]}"
         expect_rc 0
-        rmg sort "$in" -o "$in.gdesc" -t "$type" --record-size "$r" --key-offset "$k" -r
+        rmg sort "$in" -o "$in.gdesc" -t "$type" --record-size "$r" --key-offset "$k" -r "${GPUS[@]}"
         expect_rc 0
         end
         expect_ref "$type" "$r" "$k" asc "$in" "$in.gasc" "$in.gasc.idx" "$what with the GPUs, ascending: records and positions"
@@ -249,7 +251,7 @@ for item in "${BIG[@]}"; do
 
   if [[ ${gpus_present:-0} -gt 0 ]]; then
     begin "$what: on the GPUs, ascending, --index-output: engine gpu"
-    rmg sort "$in" -o "$D/gpu.asc" --index-output "$D/gpu.asc.idx" "${lay[@]}" --stats "$D/stats.json"
+    rmg sort "$in" -o "$D/gpu.asc" --index-output "$D/gpu.asc.idx" "${lay[@]}" "${GPUS[@]}" --stats "$D/stats.json"
     expect_rc 0
     [[ $RC -ne 0 || $(stat_of "$D/stats.json" engine) == gpu ]] || fail "not sorted by the GPU engine"
     end
@@ -257,7 +259,7 @@ for item in "${BIG[@]}"; do
 
     # The GPUs hold the records' tags, 8 bytes each, twice: 1M of GPU memory takes fewer than 50 000.
     begin "$what: on the GPUs in rounds (--gpu-memory 1M), descending, --verify"
-    rmg sort "$in" -o "$D/gpu.desc" -r --gpu-memory 1M --verify "${lay[@]}" --stats "$D/stats.json"
+    rmg sort "$in" -o "$D/gpu.desc" -r --gpu-memory 1M --verify "${lay[@]}" "${GPUS[@]}" --stats "$D/stats.json"
     expect_rc 0
     [[ $RC -ne 0 || $(stat_of "$D/stats.json" engine) == gpu ]] || fail "not sorted by the GPU engine"
     [[ $RC -ne 0 || $(stat_of "$D/stats.json" rounds) -ge 2 ]] || fail "$(stat_of "$D/stats.json" rounds) round(s), expected 2 or more"
