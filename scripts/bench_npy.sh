@@ -6,7 +6,8 @@
 # and their ratio in one table. Both outputs are checked (rmgsort check). Nothing here is a test.
 # Usage: scripts/bench_npy.sh [COUNT] [REPEATS] [DIR]
 # Binary: $RMGSORT (default build/app/rmgsort; scripts/gpu_host_run.sh sets it on a GPU host).
-# Memory: both inputs and one output in DIR (24 bytes a key), and the sort's own.
+# Memory: both inputs and one output in DIR (24 bytes a key: each run's output is removed before the
+# next run, so two outputs never coexist), and the sort's own.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 rmgsort=${RMGSORT:-$root/build/app/rmgsort}
@@ -24,10 +25,12 @@ seconds() { local start end; start=$(date +%s.%N); "$@" >/dev/null; end=$(date +
 median() { tr ' ' '\n' | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 raw_times=() npy_times=()
 for ((r = 0; r < repeats; ++r)); do
+  rm -f "$sorted_file.npy"
   raw_times+=("$(seconds "$rmgsort" sort "$raw" -o "$sorted_file" -t u64 --progress never)")
+  ((r < repeats - 1)) || "$rmgsort" check "$sorted_file" -t u64 --input "$raw" >/dev/null
+  rm -f "$sorted_file"
   npy_times+=("$(seconds "$rmgsort" sort "$npy" -o "$sorted_file.npy" --progress never)")
 done
-"$rmgsort" check "$sorted_file" -t u64 --input "$raw" >/dev/null
 "$rmgsort" check "$sorted_file.npy" --input "$npy" >/dev/null
 raw_s=$(echo "${raw_times[*]}" | median)
 npy_s=$(echo "${npy_times[*]}" | median)
