@@ -16,6 +16,9 @@
 #include "gpu/in_core_allocation.hpp"
 #include "gpu/in_core_sort.hpp"
 #include "core/record_pair.hpp"
+#if RMGSORT_FAULT_INJECTION
+#include "gpu/fault_injection.hpp"
+#endif
 #endif
 
 namespace rmgsort {
@@ -186,6 +189,9 @@ JsonObject InCoreEngine::stats() const {
                          .add("epsilon_fraction", gpu_policy::kEpsilonFraction)
                          .add("small_bucket_fraction", gpu_policy::kSmallBucketFraction)
                          .add("max_bucket_sorts", std::uint64_t(gpu_policy::kMaxBucketSorts)));
+#if RMGSORT_FAULT_INJECTION
+  json.add("fault_injection", fault_injection::spec());  // only in a build with the test hook
+#endif
   return json;
 }
 
@@ -203,6 +209,9 @@ std::string shortage(const InCoreAllocation& allocation) {
 std::unique_ptr<SortEngine> choose_in_core(const std::vector<int>& gpus, std::optional<std::uint64_t> gpu_memory,
                                            const Notice& notice, const RecordLayout& layout, PositionSource positions,
                                            std::uint64_t keys, std::string& why_not) {
+#if RMGSORT_FAULT_INJECTION
+  (void)fault_injection::spec();  // a malformed RMGSORT_INJECT_FAULT is an Error before anything is planned
+#endif
   // Bare keys: the keys themselves. Records carried whole, and bare keys with positions: their
   // pairs. Everything else: the tags, u64 keys.
   const bool pairs =
