@@ -69,7 +69,8 @@ GpuLayout gpu_layout(KeyType type, std::uint64_t chunk_keys, int gpus, std::size
   return layout;
 }
 
-std::vector<GpuFreeMemory> gpu_free_memory(const std::vector<int>& gpus, std::optional<std::uint64_t> gpu_memory_bytes) {
+std::vector<GpuFreeMemory> gpu_free_memory(const std::vector<int>& gpus,
+                                           std::optional<std::uint64_t> gpu_memory_bytes) {
   std::vector<GpuFreeMemory> memory;
   for (int device : gpus) {
     ScopedDevice scope(device);

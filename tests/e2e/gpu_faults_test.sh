@@ -70,7 +70,8 @@ faulty_sort() {
   [[ $(wc -l <"$WORK/stderr") -eq 1 ]] || fail "stderr has $(wc -l <"$WORK/stderr") lines, not one message"
   expect_stderr "$@" "(injected: RMGSORT_INJECT_FAULT=$spec)"
   expect_same "$out_dir/sorted" "$WORK/sorted.before"
-  listing "$out_dir" | diff -u "$WORK/out_dir.before" - >/dev/null || fail "the output's directory changed: $(listing "$out_dir" | tr '\n' ' ')"
+  listing "$out_dir" | diff -u "$WORK/out_dir.before" - >/dev/null ||
+    fail "the output's directory changed: $(listing "$out_dir" | tr '\n' ' ')"
   [[ -z $(ls -A "$temp_dir") ]] || fail "--temp-dir is not empty: $(ls -A "$temp_dir" | tr '\n' ' ')"
   end
 }
@@ -135,7 +136,8 @@ run env RMGSORT_INJECT_FAULT=allocate-always:0 timeout 300 "$RMGSORT" sort "$IN"
 expect_rc 0
 if [[ $RC -eq 0 ]]; then
   [[ $(json "$WORK/on_cpu.json" "s['engine']") == cpu ]] || fail "not sorted on the CPU"
-  [[ $(json "$WORK/on_cpu.json" "'GPU 0' in s['cpu_because'] and 'a smaller plan could not be allocated either' in s['cpu_because']") == True ]] ||
+  because="'GPU 0' in s['cpu_because'] and 'a smaller plan could not be allocated either' in s['cpu_because']"
+  [[ $(json "$WORK/on_cpu.json" "$because") == True ]] ||
     fail "cpu_because does not say why: $(json "$WORK/on_cpu.json" "s['cpu_because']")"
   [[ $(json "$WORK/on_cpu.json" "s['plan']['path']") == in_memory ]] || fail "not sorted in memory"
   expect_stderr "; sorting on the CPU"
