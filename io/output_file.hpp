@@ -8,9 +8,10 @@
 // Where the file system refuses O_TMPFILE (EOPNOTSUPP; EISDIR from a kernel before Linux 3.11), or
 // /proc, through which the file is linked, does not lead to it (not mounted, another PID namespace's),
 // the output is written to a named temporary file "<dir>/.<name>.rmgsort-XXXXXX" that commit()
-// renames into place, as before: the destructor and the cleanup signal handlers unlink it, but SIGKILL
-// leaves it there. Every name created in the directory is fresh and random, and created exclusively
-// (O_EXCL, or linkat, which fails on EEXIST): never a name another user could have planted (/tmp).
+// renames into place: the destructor and the cleanup signal handlers unlink it, but SIGKILL leaves it
+// there. Every temporary name is fresh and random, and every name is created exclusively (O_EXCL, or
+// linkat, which fails on EEXIST): no file is opened through a name another user could have planted
+// (/tmp), and a name another process made meanwhile is never taken over.
 #pragma once
 
 #include <sys/types.h>
