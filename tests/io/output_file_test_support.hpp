@@ -13,8 +13,8 @@
 
 namespace rmgsort::test {
 
-// Whether DIRECTORY takes files with no name (O_TMPFILE): probed, not assumed (overlayfs before Linux
-// 6.6, NFS and FUSE file systems refuse it).
+// Whether DIRECTORY takes files with no name (O_TMPFILE): probed, not assumed (NFS, some FUSE file
+// systems and the overlayfs of older kernels refuse it).
 inline bool supports_anonymous_files(const std::string& directory) {
   const int fd = open(directory.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
   if (fd < 0) return false;
