@@ -27,7 +27,7 @@ namespace {
 // ---- README.md's comparators, word for word ----------------------------------------------------
 // rmgsort's order of f32/f64 keys: -inf < ... < -0.0 < +0.0 < ... < +inf, then every NaN; with
 // descending (-r) the numbers reversed, the NaNs still last. All NaNs are equal here: std::stable_sort
-// with it gives rmgsort's output of records (--record-size, .npy) byte for byte.
+// with it gives rmgsort's output of records (--record-size, a structured .npy's --key) byte for byte.
 template <class F>
 bool rmgsort_less(F a, F b, bool descending = false) {
   if (std::isnan(a) || std::isnan(b)) return !std::isnan(a) && std::isnan(b);
@@ -35,9 +35,9 @@ bool rmgsort_less(F a, F b, bool descending = false) {
   return descending ? b < a : a < b;
 }
 
-// Bare keys (-t f32/f64, no --record-size) also have their NaNs ordered, by bit pattern: positive
-// NaNs by increasing bits, then negative NaNs by decreasing bits, in both directions. A total order
-// of the bit patterns: std::sort with it gives rmgsort's output bit for bit.
+// Bare keys (-t f32/f64 alone, a .npy array of <f4/<f8) also have their NaNs ordered, by bit
+// pattern: positive NaNs by increasing bits, then negative NaNs by decreasing bits, in both
+// directions. A total order of the bit patterns: std::sort with it gives rmgsort's output bit for bit.
 template <class F>
 bool rmgsort_bare_less(F a, F b, bool descending = false) {
   if (!std::isnan(a) || !std::isnan(b)) return rmgsort_less(a, b, descending);
