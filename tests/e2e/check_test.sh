@@ -531,13 +531,17 @@ else
         "$C/np.npy" --float-order ieee
       if [[ $kind == stable ]]; then
         check_case "the same .npy file, total: a +0.0 before a -0.0" 1 "NOT in ascending order: key" "$C/np.npy"
-        begin "the same .npy file, total: the offset counts the .npy header"
+        begin "the same .npy file, total: the offset counts the .npy header, in a file and through a pipe"
         rmg check "$C/np.npy"
         index=$(grep -o 'key [0-9]* of' "$WORK/stdout" | cut -d' ' -f2)
         header=$(( $(stat -c %s "$C/np.npy") - $(stat -c %s "$C/np.raw") ))
         w=4
         [[ $t == f64 ]] && w=8
         expect_stdout "is out of order (-0 after 0, at byte offset $((header + index * w)))"
+        sed "s|$C/np.npy|stdin|" "$WORK/stdout" >"$WORK/want"
+        run "$RMGSORT" check - < <(cat "$C/np.npy")
+        expect_rc 1
+        cmp -s "$WORK/want" "$WORK/stdout" || fail "through a pipe: $(cat "$WORK/stdout"), not $(cat "$WORK/want")"
         end
       fi
     done
