@@ -150,7 +150,7 @@ void add_generate_command(CLI::App& app, GenerateOptions& generate, RawOptions& 
 
 void add_check_command(CLI::App& app, CheckOptions& check, RawOptions& raw) {
   CLI::App* cmd = app.add_subcommand(
-      "check", "Check that FILE is sorted (and, with --input, a permutation of ORIGINAL); prints one summary line");
+      "check", "Check that FILE is sorted (and, with --original, a permutation of ORIGINAL); prints one summary line");
   cmd->footer("Exit codes: 0 sorted (and a permutation); 1 not; 2 usage, input or I/O error.");
   cmd->add_option("FILE", check.file, "File to check (raw records, or a .npy file); - reads standard input")
       ->required();
@@ -159,10 +159,25 @@ void add_check_command(CLI::App& app, CheckOptions& check, RawOptions& raw) {
   cmd->add_option("--record-size", raw.record_size, std::string(kRecordSizeHelp) + " (not for a .npy file)");
   cmd->add_option("--key-offset", raw.key_offset, std::string(kKeyOffsetHelp) + " (not for a .npy file)");
   cmd->add_option("--key", check.key_field, "The field of a structured .npy FILE whose order to check");
-  cmd->add_option("--input", check.original, "The unsorted original: also check that FILE is a permutation of it");
+  cmd->add_option("--original", check.original, "The unsorted original: also check that FILE is a permutation of it");
+  // Shown in --help: CLI11 names a hidden option "" in its messages. Given with --original: dispatch().
+  cmd->add_option("--input", check.original, "The former name of --original");
   cmd->add_flag_function(
       "-r,--descending", [&check](std::int64_t) { check.order = SortOrder::descending; },
       "Expect largest first (NaNs last)");
+  cmd->add_option_function<std::string>(
+         "--float-order",
+         [&check](const std::string& text) {
+           if (text != "total" && text != "ieee")
+             throw Error("--float-order: unknown order '" + text + "' (expected total or ieee)");
+           check.float_order = text == "ieee" ? FloatOrder::ieee : FloatOrder::total;
+         },
+         "f32/f64 keys: total (rmgsort's order: -0.0 before +0.0, NaNs last) or ieee (-0.0 equal to +0.0, "
+         "NaNs last: what np.sort or std::sort with operator< gives passes); other keys have one order")
+      ->default_str("total");
+  cmd->add_option("--threads", check.threads, "CPU threads (default: every core)")->check(CLI::Range(1u, 4096u));
+  cmd->add_option("--progress", raw.progress, "Progress on standard error: auto (when it is a terminal), always, never")
+      ->capture_default_str();
   refuse_empty_values(*cmd);
 }
 
@@ -234,6 +249,9 @@ int dispatch(int argc, char** argv, std::string& command) {
     if (!generate.count && !generate.size) throw Error("generate: one of --count or --size is required");
     return with_threads(generate.threads, [&] { return run_generate(generate); });
   }
+  const CLI::App& check_command = *app.get_subcommand("check");
+  if (check_command.count("--original") > 0 && check_command.count("--input") > 0)
+    throw Error("--input: the former name of --original, which is given too");
   if (!raw.type.empty()) check.type = key_spec_option(raw.type);
   if (!raw.record_size.empty()) {
     check.record_size = byte_count_option(raw.record_size, "--record-size");
@@ -241,7 +259,8 @@ int dispatch(int argc, char** argv, std::string& command) {
   }
   if (!raw.key_offset.empty()) check.key_offset = byte_count_option(raw.key_offset, "--key-offset");
   check.record_options_given = !raw.record_size.empty() || !raw.key_offset.empty();
-  return run_check(check);
+  check.progress = progress_option(raw.progress);
+  return with_threads(check.threads, [&] { return run_check(check); });
 }
 
 }  // namespace
