@@ -15,6 +15,7 @@
 #include "app/cli_messages.hpp"
 #include "app/commands.hpp"
 #include "app/option_values.hpp"
+#include "app/version.hpp"
 #include "report/size_parse.hpp"
 #include "io/cleanup.hpp"
 #include "io/standard_descriptors.hpp"
@@ -147,7 +148,9 @@ int dispatch(int argc, char** argv, std::string& command) {
   // Named, so that the usage lines say "rmgsort" whatever path it was started by (help2man reads them).
   CLI::App app{"rmgsort: sorts binary files of fixed-width keys or records on every GPU of the machine, or on the CPU",
                "rmgsort"};
-  app.set_version_flag("--version", "rmgsort " RMGSORT_VERSION);
+  // Printed by print_version() below, not by CLI11: it asks the CUDA driver what it has.
+  app.set_version_flag("--version", std::string(),
+                       "Print the version, the CUDA runtime and driver versions and the GPUs rmgsort sees, and exit");
   app.require_subcommand(1);
   app.footer(kExitCodesHelp);
   SortOptions sort;
@@ -169,8 +172,10 @@ int dispatch(int argc, char** argv, std::string& command) {
   }
   try {
     app.parse(argc, argv);
+  } catch (const CLI::CallForVersion&) {
+    return print_version();
   } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help
     std::fputs(usage_error_text(app, e).c_str(), stderr);
     return kExitError;
   }
