@@ -109,7 +109,7 @@ std::string usage_error_text(const CLI::App& app, const CLI::ParseError& error) 
   } else if (dynamic_cast<const CLI::ExtrasError*>(&error) != nullptr) {
     text = extra_text(app, command);
   } else if (dynamic_cast<const CLI::ValidationError*>(&error) != nullptr) {
-    text = error.what();  // "--threads: 'abc' is not ...": the validators in cli.cpp word it
+    text = error.what();  // "--threads: 'abc' is not ...": option_values.cpp words the validators
   }
   // Anything else (a CLI11 version that words or throws differently): its text, in our frame.
   if (text.empty()) text = error.what();
