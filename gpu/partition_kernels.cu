@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "core/error.hpp"
 #include "gpu/cuda_check.hpp"
 #include "gpu/gpu_policy.hpp"
 
@@ -204,18 +205,23 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
 // leave a block in the order they came. CUB's match-based block rank (the one its onesweep sort
 // uses) ranks a tile held warp-striped, each warp a contiguous run, so ranks follow input order;
 // keys and values then go to shared tiles at their ranks and are written back by digit runs, as in
-// scatter_kernel. The tiles (keys, then values) are dynamic shared memory: pair_tile_bytes().
-template <class Bits>
+// scatter_kernel. The tiles (keys, then the values of 1/kValueParts of the tile at a time) are
+// dynamic shared memory, pair_tile_bytes(): a GPU whose blocks may not take the whole value tile
+// (compute capability 8.6, 8.9 and 12.x allow 99 KiB; u32 pairs need 96 KiB + the static part)
+// stages the values in two halves, the block's keys staying in place.
+template <class Bits, int kValueParts>
 __global__ void __launch_bounds__(kThreadsPerBlock)
     scatter_pairs_kernel(const Bits* keys, const std::uint64_t* values, std::uint32_t count, int shift,
                          const std::uint32_t* block_offsets, Bits* out_keys, std::uint64_t* out_values) {
   constexpr int kPerThread = kKeysPerThread<sizeof(Bits)>;
   constexpr int kTile = kKeysPerBlock<sizeof(Bits)>;
+  constexpr int kPart = kTile / kValueParts;
+  static_assert(kTile % kValueParts == 0);
   using BlockScan = cub::BlockScan<std::uint32_t, kThreadsPerBlock>;
   using BlockRank = cub::BlockRadixRankMatch<kThreadsPerBlock, kDigitBits, false>;
   extern __shared__ std::uint64_t pair_tiles[];
   auto* value_tile = pair_tiles;
-  auto* key_tile = reinterpret_cast<Bits*>(pair_tiles + kTile);
+  auto* key_tile = reinterpret_cast<Bits*>(pair_tiles + kPart);
   __shared__ std::uint32_t block_start[kDigits];
   __shared__ std::uint32_t global_start[kDigits];
   __shared__ union {
@@ -241,21 +247,49 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
   std::uint64_t value[kPerThread];
   cub::LoadDirectWarpStriped(int(threadIdx.x), values + first, value, int(valid));
 #pragma unroll
-  for (int j = 0; j < kPerThread; ++j)
-    if (rank[j] < int(valid)) value_tile[rank[j]] = value[j];
-  __syncthreads();
-  for (std::uint32_t position = threadIdx.x; position < valid; position += kThreadsPerBlock) {
-    const Bits k = key_tile[position];
-    const unsigned digit = digit_of(k, shift);
-    const std::uint32_t to = global_start[digit] + (position - block_start[digit]);
-    out_keys[to] = k;
-    out_values[to] = value_tile[position];
+  for (int part = 0; part < kValueParts; ++part) {
+    const int low = part * kPart;
+#pragma unroll
+    for (int j = 0; j < kPerThread; ++j)
+      if (rank[j] >= low && rank[j] < low + kPart && rank[j] < int(valid)) value_tile[rank[j] - low] = value[j];
+    __syncthreads();
+    const std::uint32_t end = valid < std::uint32_t(low + kPart) ? valid : std::uint32_t(low + kPart);
+    for (std::uint32_t position = std::uint32_t(low) + threadIdx.x; position < end; position += kThreadsPerBlock) {
+      const Bits k = key_tile[position];
+      const unsigned digit = digit_of(k, shift);
+      const std::uint32_t to = global_start[digit] + (position - block_start[digit]);
+      out_keys[to] = k;
+      out_values[to] = value_tile[position - std::uint32_t(low)];
+    }
+    if (part + 1 < kValueParts) __syncthreads();  // the next part's values overwrite this part's
   }
 }
 
-template <class Bits>
+template <class Bits, int kValueParts>
 constexpr std::size_t pair_tile_bytes() {
-  return std::size_t(kKeysPerBlock<sizeof(Bits)>) * (sizeof(Bits) + sizeof(std::uint64_t));
+  return std::size_t(kKeysPerBlock<sizeof(Bits)>) * sizeof(Bits) +
+         std::size_t(kKeysPerBlock<sizeof(Bits)>) / kValueParts * sizeof(std::uint64_t);
+}
+
+// The most shared memory a block of the current device may opt in to.
+int max_block_shared_memory() {
+  int device = 0;
+  RMGSORT_CUDA_TRY(cudaGetDevice(&device));
+  int bytes = 0;
+  RMGSORT_CUDA_TRY(cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  return bytes;
+}
+
+template <class Bits, int kValueParts>
+void launch_scatter_pairs(unsigned blocks, const Bits* keys, const std::uint64_t* values, std::uint32_t count,
+                          int shift, const std::uint32_t* block_offsets, Bits* out_keys, std::uint64_t* out_values,
+                          cudaStream_t stream) {
+  constexpr std::size_t kTileBytes = pair_tile_bytes<Bits, kValueParts>();
+  // Above the 48 KiB a kernel gets unasked; set once per device and kernel, cheap to repeat.
+  RMGSORT_CUDA_TRY(cudaFuncSetAttribute(scatter_pairs_kernel<Bits, kValueParts>,
+                                        cudaFuncAttributeMaxDynamicSharedMemorySize, int(kTileBytes)));
+  scatter_pairs_kernel<Bits, kValueParts><<<blocks, kThreadsPerBlock, kTileBytes, stream>>>(
+      keys, values, count, shift, block_offsets, out_keys, out_values);
 }
 
 }  // namespace
@@ -297,21 +331,28 @@ void scatter_async(const RadixBits<T>* keys, std::uint32_t count, int shift, Key
 template <class Bits>
 void scatter_pairs_async(const Bits* keys, const std::uint64_t* values, std::uint32_t count, int shift,
                          const std::uint32_t* block_offsets, Bits* out_keys, std::uint64_t* out_values,
-                         cudaStream_t stream) {
+                         cudaStream_t stream, int value_parts) {
+  RMGSORT_EXPECTS(value_parts >= 0 && value_parts <= 2, "a pair scatter stages its values whole or in halves");
   const auto blocks = unsigned(blocks_for(count, sizeof(Bits)));
   if (blocks == 0) return;
-  constexpr std::size_t kTileBytes = pair_tile_bytes<Bits>();
-  // Above the 48 KiB a kernel gets unasked; set once per device and kernel, cheap to repeat.
-  RMGSORT_CUDA_TRY(cudaFuncSetAttribute(scatter_pairs_kernel<Bits>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        int(kTileBytes)));
-  scatter_pairs_kernel<Bits><<<blocks, kThreadsPerBlock, kTileBytes, stream>>>(keys, values, count, shift,
-                                                                                block_offsets, out_keys, out_values);
+  if (value_parts == 0) {
+    cudaFuncAttributes whole{};
+    RMGSORT_CUDA_TRY(cudaFuncGetAttributes(&whole, scatter_pairs_kernel<Bits, 1>));
+    const bool fits = whole.sharedSizeBytes + pair_tile_bytes<Bits, 1>() <= std::size_t(max_block_shared_memory());
+    value_parts = fits ? 1 : 2;
+  }
+  if (value_parts == 1)
+    launch_scatter_pairs<Bits, 1>(blocks, keys, values, count, shift, block_offsets, out_keys, out_values, stream);
+  else
+    launch_scatter_pairs<Bits, 2>(blocks, keys, values, count, shift, block_offsets, out_keys, out_values, stream);
   RMGSORT_CUDA_CHECK_LAUNCH(stream);
 }
 template void scatter_pairs_async<std::uint32_t>(const std::uint32_t*, const std::uint64_t*, std::uint32_t, int,
-                                                 const std::uint32_t*, std::uint32_t*, std::uint64_t*, cudaStream_t);
+                                                 const std::uint32_t*, std::uint32_t*, std::uint64_t*, cudaStream_t,
+                                                 int);
 template void scatter_pairs_async<std::uint64_t>(const std::uint64_t*, const std::uint64_t*, std::uint32_t, int,
-                                                 const std::uint32_t*, std::uint64_t*, std::uint64_t*, cudaStream_t);
+                                                 const std::uint32_t*, std::uint64_t*, std::uint64_t*, cudaStream_t,
+                                                 int);
 
 #define RMGSORT_INSTANTIATE_PARTITION_KERNELS(T)                                                                  \
   template void block_histograms_async<T>(const RadixBits<T>*, std::uint32_t, int, KeyInput, std::uint32_t*, \

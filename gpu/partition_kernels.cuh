@@ -28,10 +28,12 @@ void scatter_async(const RadixBits<T>* keys, std::uint32_t count, int shift, Key
                    const std::uint32_t* block_offsets, RadixBits<T>* out, cudaStream_t stream);
 
 // The scatter of pairs (records the GPUs carry whole, core/record_pair.hpp): keys already encoded
-// and their values move together, stably (the keys of one digit keep their order).
+// and their values move together, stably (the keys of one digit keep their order). `value_parts`:
+// how a block stages its values in shared memory, whole (1) or in halves (2, for GPUs whose blocks
+// may not take the whole tile); 0 (the sort's choice) picks 1 wherever the device allows it.
 template <class Bits>
 void scatter_pairs_async(const Bits* keys, const std::uint64_t* values, std::uint32_t count, int shift,
                          const std::uint32_t* block_offsets, Bits* out_keys, std::uint64_t* out_values,
-                         cudaStream_t stream);
+                         cudaStream_t stream, int value_parts = 0);
 
 }  // namespace rmgsort
