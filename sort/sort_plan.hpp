@@ -65,7 +65,7 @@ struct PlanRequest {
 struct SortPlan {
   SortPath path = SortPath::in_memory;
   std::unique_ptr<SortEngine> engine;
-  std::string cpu_because;          // why the CPU sorts; "" on the GPUs
+  std::string cpu_because;          // why the CPU sorts; "" on the GPUs (null in --stats)
   std::uint64_t round_keys = 0;     // the most keys one sort takes (in memory: the input's keys)
   std::size_t spill_chunk_bytes = 0;  // spill: the streaming pass's read size
   bool spill_in_memory = false;     // spill: the spill file is anonymous memory, not in --temp-dir
@@ -73,7 +73,7 @@ struct SortPlan {
   HostMemoryBudget memory;
 
   // --stats "plan": the path, the engine, each budget part and the limit.
-  [[nodiscard]] JsonObject json() const;
+  [[nodiscard]] Json json() const;
 };
 
 // The most a stream's prefix may hold before the stream is planned: half of --host-memory, so that
