@@ -1,5 +1,6 @@
 #include "app/gpu_choice.hpp"
 
+#include <memory>
 #include <string>
 
 #include "gpu/devices.hpp"
@@ -10,9 +11,12 @@ namespace rmgsort {
 
 GpuEngineChooser choose_gpu_engine(GpuChoice choice, std::vector<int>& selected) {
   selected = choice.listed;
-  return [choice = std::move(choice), &selected](const RecordLayout& layout, PositionSource positions,
-                                                 std::uint64_t keys,
-                                                 std::string& why_not) -> std::unique_ptr<SortEngine> {
+  // The GPUs' chooser, made once the GPUs are known: it remembers, across the plan's calls, GPUs
+  // whose memory could not be had.
+  auto gpus_chooser = std::make_shared<GpuEngineChooser>();
+  return [choice = std::move(choice), &selected, gpus_chooser](const RecordLayout& layout, PositionSource positions,
+                                                               std::uint64_t keys,
+                                                               std::string& why_not) -> std::unique_ptr<SortEngine> {
     if (choice.spec.kind == GpuSpec::Kind::all) {
       const std::uint64_t bytes = keys * layout.record_size;
       const std::uint64_t small = cpu_first_input_bytes(choice.threads);
@@ -22,9 +26,14 @@ GpuEngineChooser choose_gpu_engine(GpuChoice choice, std::vector<int>& selected)
                   "device numbers forces them";
         return nullptr;
       }
-      if (keys > 0) selected = resolve_gpus(choice.spec, cuda_device_count());
+      if (keys == 0) {
+        why_not = "no keys";
+        return nullptr;
+      }
+      if (!*gpus_chooser) selected = resolve_gpus(choice.spec, cuda_device_count());
     }
-    return gpu_engine_chooser(selected, choice.gpu_memory)(layout, positions, keys, why_not);
+    if (!*gpus_chooser) *gpus_chooser = gpu_engine_chooser(selected, choice.gpu_memory);
+    return (*gpus_chooser)(layout, positions, keys, why_not);
   };
 }
 

@@ -5,10 +5,13 @@
 namespace rmgsort {
 namespace {
 
-// The buffers of the plan's layout, on the current device (gpu.device).
+// The buffers of the plan's layout, on the current device (gpu.device). A failure (another process
+// may have taken the memory since the plan read it) throws Error naming the GPU; the buffers
+// allocated so far go with `gpu`.
 void allocate(GpuState& gpu, const InCorePlan& plan) {
   const std::size_t g = plan.gpus.size();
   gpu.layout = gpu_layout(plan.type, plan.chunk_keys, int(g), plan.value_bytes);
+  RMGSORT_FAULT_BEFORE_ALLOCATION(gpu.device, gpu.layout.need.total());  // a test's (gpu/fault_injection.hpp)
   const std::uint64_t key_bytes = gpu.layout.buffer_keys * key_width(plan.type);
   gpu.keys[0] = DeviceBuffer(key_bytes, "the key buffer");
   gpu.keys[1] = DeviceBuffer(key_bytes, "the second key buffer");

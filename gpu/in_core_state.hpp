@@ -68,7 +68,10 @@ struct InCoreSorter::Impl {
     int device = -1;
     std::string stage = "setup";
   } where;
-  void at(int device, std::string stage) { where = Where{device, std::move(stage)}; }
+  void at(int device, std::string stage) {
+    where = Where{device, std::move(stage)};
+    RMGSORT_FAULT_STAGE(device, where.stage);  // a test's injected fault (gpu/fault_injection.hpp)
+  }
 
   InCorePlan plan;
   std::vector<GpuState> gpus;

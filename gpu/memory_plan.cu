@@ -69,6 +69,20 @@ GpuLayout gpu_layout(KeyType type, std::uint64_t chunk_keys, int gpus, std::size
   return layout;
 }
 
+std::vector<GpuFreeMemory> gpu_free_memory(const std::vector<int>& gpus,
+                                           std::optional<std::uint64_t> gpu_memory_bytes) {
+  std::vector<GpuFreeMemory> memory;
+  for (int device : gpus) {
+    ScopedDevice scope(device);
+    std::size_t free = 0, total = 0;
+    RMGSORT_CUDA_TRY(cudaMemGetInfo(&free, &total));
+    std::uint64_t usable = free > kGpuMemoryMargin ? free - kGpuMemoryMargin : 0;
+    if (gpu_memory_bytes) usable = std::min(usable, *gpu_memory_bytes);
+    memory.push_back(GpuFreeMemory{device, free, usable});
+  }
+  return memory;
+}
+
 InCorePlan plan_in_core_for(KeyType type, const std::vector<int>& gpus, std::uint64_t round_keys,
                             std::optional<std::uint64_t> gpu_memory_bytes, std::size_t value_bytes) {
   if (gpus.empty()) throw Error("the in-core GPU sort needs at least one GPU");

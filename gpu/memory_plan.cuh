@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <vector>
 
 #include "gpu/in_core_sort.hpp"
 
@@ -25,5 +27,17 @@ struct GpuLayout {
 // Bytes left unplanned on each GPU when --gpu-memory is not given: for the CUDA runtime's and
 // libraries' own allocations beside ours.
 inline constexpr std::uint64_t kGpuMemoryMargin = std::uint64_t{512} << 20;
+
+// What one GPU has free now, and how much of it a sorter planned again now may take: the free
+// memory less kGpuMemoryMargin, at most --gpu-memory when that is given.
+struct GpuFreeMemory {
+  int device = 0;
+  std::uint64_t free = 0;
+  std::uint64_t usable = 0;
+};
+
+// Reads it on each of `gpus`; Error when a GPU cannot tell (a device fault).
+[[nodiscard]] std::vector<GpuFreeMemory> gpu_free_memory(const std::vector<int>& gpus,
+                                                         std::optional<std::uint64_t> gpu_memory_bytes);
 
 }  // namespace rmgsort

@@ -8,6 +8,7 @@
 
 #include <cerrno>
 #include <climits>
+#include <cstdio>
 #include <ctime>
 #include <optional>
 #include <utility>
@@ -39,6 +40,28 @@ std::string random_suffix() {
   std::string suffix;
   for (unsigned char byte : random) suffix += kAlphabet[byte % (sizeof kAlphabet - 1)];
   return suffix;
+}
+
+// A fresh name for a temporary file beside NAME: ".NAME.rmgsort-XXXXXX", NAME shortened so that the
+// whole stays within NAME_MAX however long the output's name is.
+std::string temporary_name(std::string name) {
+  const std::size_t name_room = NAME_MAX - 1 - kTempMarker.size() - kRandomChars;
+  if (name.size() > name_room) name.resize(name_room);
+  return "." + name + std::string(kTempMarker) + random_suffix();
+}
+
+// What commit() links an anonymous file through: /proc/self/fd/N names the open file itself, and
+// linkat(AT_SYMLINK_FOLLOW) of it gives the file a name with no privilege (linkat(AT_EMPTY_PATH) of
+// the descriptor is refused without CAP_DAC_READ_SEARCH by most kernels).
+std::string proc_fd_path(int fd) { return "/proc/self/fd/" + std::to_string(fd); }
+
+// Whether /proc/self/fd leads to FD's file: not where /proc is not mounted, or is another PID
+// namespace's (a container's). Checked before anything is written, so that commit() does not find
+// out it cannot link the file after the whole sort.
+bool proc_fd_reaches(int fd) {
+  struct stat direct {}, via_proc {};
+  return fstat(fd, &direct) == 0 && stat(proc_fd_path(fd).c_str(), &via_proc) == 0 &&
+         direct.st_dev == via_proc.st_dev && direct.st_ino == via_proc.st_ino;
 }
 
 // Blocks the signals whose handlers unlink registered files, so that a file is never created without
@@ -88,7 +111,11 @@ std::optional<std::pair<off_t, off_t>> regular_stdout_extent() {
 
 }  // namespace
 
-OutputFile OutputFile::create(const std::string& path) {
+OutputFile OutputFile::create(const std::string& path) { return create(path, /*anonymous_allowed=*/true); }
+
+OutputFile OutputFile::create_named(const std::string& path) { return create(path, /*anonymous_allowed=*/false); }
+
+OutputFile OutputFile::create(const std::string& path, bool anonymous_allowed) {
   OutputFile output;
   output.path_ = path;
   if (path == "-") {
@@ -116,36 +143,67 @@ OutputFile OutputFile::create(const std::string& path) {
     }
   }
 
-  auto [directory, name] = split_directory(output.target_);
+  const auto [directory, name] = split_directory(output.target_);
   if (name.empty()) throw_errno(path, "cannot create output file", EISDIR);
-  // Keep the temporary name within NAME_MAX however long the output's name is.
-  const std::size_t name_room = NAME_MAX - 1 - kTempMarker.size() - kRandomChars;
-  if (name.size() > name_room) name.resize(name_room);
+  if (!anonymous_allowed || !output.stage_anonymous(directory, name)) output.stage_named(directory, name);
+  // (A throw here destroys `output`, which closes, or unlinks, the file.)
+  if (replaces_existing) take_over_attributes(output.fd_.get(), path, st);
+  return output;
+}
 
+bool OutputFile::stage_anonymous(const std::string& directory, const std::string& name) {
+  // The directory is held open: the file is created in it and linked into it, even should it be
+  // renamed meanwhile (the link would fail across file systems).
+  UniqueFd dir(open(directory.empty() ? "." : directory.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (!dir.valid()) throw_errno(path_, "cannot create output file");
+  // 0666 and no name: the umask (and a default ACL) apply exactly as to any newly created file. Not
+  // O_EXCL, which would forbid ever linking it.
+  UniqueFd file(openat(dir.get(), ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666));
+  if (!file.valid()) {
+    if (errno == EOPNOTSUPP || errno == EISDIR) return false;  // no O_TMPFILE here, or in this kernel
+    throw_errno(path_, "cannot create output file");
+  }
+  if (!proc_fd_reaches(file.get())) return false;
+  UniqueFd kept(fcntl(file.get(), F_DUPFD_CLOEXEC, 0));
+  if (!kept.valid()) throw_errno(path_, "cannot create output file");
+  staging_ = Staging::anonymous;
+  fd_ = std::move(file);
+  unnamed_ = std::move(kept);
+  directory_ = std::move(dir);
+  directory_path_ = directory;
+  name_ = name;
+  return true;
+}
+
+void OutputFile::stage_named(const std::string& directory, const std::string& name) {
   for (int attempt = 0; attempt < kCreateAttempts; ++attempt) {
-    std::string temp_path = directory + "." + name + std::string(kTempMarker) + random_suffix();
+    std::string temp_path = directory + temporary_name(name);
     CleanupSignalsBlocked blocked;
     // 0666 and O_CREAT: the umask (and a default ACL) apply exactly as to any newly created file.
     const int fd = open(temp_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd < 0 && errno == EEXIST) continue;
-    if (fd < 0) throw_errno(path, "cannot create output file", errno);
-    output.fd_ = UniqueFd(fd);
-    output.temp_path_ = std::move(temp_path);
-    // (A throw here destroys `output`, which unlinks the temporary file.)
-    if (replaces_existing) take_over_attributes(fd, path, st);
-    // Registered before the signals come back; should the registry be full, the throw destroys
-    // `output`, which unlinks the file.
-    output.registration_ = CleanupRegistration(output.temp_path_);
-    return output;
+    if (fd < 0) throw_errno(path_, "cannot create output file", errno);
+    staging_ = Staging::named;
+    fd_ = UniqueFd(fd);
+    temp_path_ = std::move(temp_path);
+    // Registered before the signals come back; should the registry be full, the throw destroys the
+    // OutputFile, which unlinks the file.
+    registration_ = CleanupRegistration(temp_path_);
+    return;
   }
-  throw_errno(path, "cannot create a temporary output file", EEXIST);
+  throw_errno(path_, "cannot create a temporary output file", EEXIST);
 }
 
 OutputFile::OutputFile(OutputFile&& other) noexcept
     : path_(std::move(other.path_)),
       target_(std::move(other.target_)),
+      staging_(other.staging_),
       temp_path_(std::exchange(other.temp_path_, std::string())),
       fd_(std::move(other.fd_)),
+      directory_(std::move(other.directory_)),
+      directory_path_(std::move(other.directory_path_)),
+      name_(std::move(other.name_)),
+      unnamed_(std::move(other.unnamed_)),
       is_stdout_(other.is_stdout_),
       stdout_start_size_(std::exchange(other.stdout_start_size_, -1)),
       stdout_start_position_(other.stdout_start_position_),
@@ -157,8 +215,13 @@ OutputFile& OutputFile::operator=(OutputFile&& other) noexcept {
     discard();
     path_ = std::move(other.path_);
     target_ = std::move(other.target_);
+    staging_ = other.staging_;
     temp_path_ = std::exchange(other.temp_path_, std::string());
     fd_ = std::move(other.fd_);
+    directory_ = std::move(other.directory_);
+    directory_path_ = std::move(other.directory_path_);
+    name_ = std::move(other.name_);
+    unnamed_ = std::move(other.unnamed_);
     is_stdout_ = other.is_stdout_;
     stdout_start_size_ = std::exchange(other.stdout_start_size_, -1);
     stdout_start_position_ = other.stdout_start_position_;
@@ -173,6 +236,8 @@ OutputFile::~OutputFile() { discard(); }
 
 void OutputFile::discard() noexcept {
   fd_.reset();
+  unnamed_.reset();  // the anonymous file's last descriptor: the file is gone
+  directory_.reset();
   if (!committed_ && stdout_start_size_ >= 0) {
     // Standard output is written in place: a failed run cuts off what it added (a preallocation of
     // the whole output, or part of the keys) and never what was there before it started.
@@ -189,18 +254,50 @@ void OutputFile::discard() noexcept {
 }
 
 void OutputFile::finish_writing() {
-  // close() is where NFS and some FUSE file systems report write errors they deferred.
+  // close() is where NFS and some FUSE file systems report write errors they deferred (every close
+  // flushes, so an anonymous file's second descriptor does not keep them back).
   if (fd_.valid() && close(fd_.release()) != 0 && errno != EINTR) throw_errno(path_, "write failed");
+}
+
+void OutputFile::link_into_place() {
+  const std::string source = proc_fd_path(unnamed_.get());
+  const int dir = directory_.get();
+  // A new output takes its name directly, so that nothing else ever appears in the directory.
+  if (linkat(AT_FDCWD, source.c_str(), dir, name_.c_str(), AT_SYMLINK_FOLLOW) == 0) return;
+  if (errno != EEXIST) throw_errno(path_, "cannot link the new output into its directory");
+  // An existing output is replaced in one step: the file takes a fresh name beside it, renamed over
+  // it. The name is registered for the signal handlers before it exists, as a signal may reach any
+  // thread; linkat fails on EEXIST rather than reuse a name another process made.
+  for (int attempt = 0; attempt < kCreateAttempts; ++attempt) {
+    const std::string temp_name = temporary_name(name_);
+    CleanupRegistration registration(directory_path_ + temp_name);
+    if (linkat(AT_FDCWD, source.c_str(), dir, temp_name.c_str(), AT_SYMLINK_FOLLOW) != 0) {
+      if (errno == EEXIST) continue;
+      throw_errno(path_, "cannot link the new output into its directory");
+    }
+    if (renameat(dir, temp_name.c_str(), dir, name_.c_str()) != 0) {
+      const int error = errno;
+      (void)unlinkat(dir, temp_name.c_str(), 0);
+      throw_errno(path_, "cannot rename the new output into place", error);
+    }
+    return;
+  }
+  throw_errno(path_, "cannot link the new output into its directory", EEXIST);
 }
 
 void OutputFile::commit() {
   RMGSORT_EXPECTS(!committed_, "OutputFile::commit twice");
   finish_writing();
-  if (!temp_path_.empty()) {
+  if (staging_ == Staging::anonymous) {
+    link_into_place();
+    unnamed_.reset();
+    directory_.reset();
+  } else if (!temp_path_.empty()) {
     if (rename(temp_path_.c_str(), target_.c_str()) != 0) {
       throw_errno(path_, "cannot rename the temporary file " + temp_path_ + " into place");
     }
     registration_.release();
+    temp_path_.clear();
   }
   if (stdout_start_size_ >= 0) set_stdout_restore_size(-1);
   committed_ = true;

@@ -1,6 +1,17 @@
-// The output, written atomically: keys go to a temporary file next to the final path, and commit()
-// renames it into place. A failed or interrupted run never touches an existing output and leaves
-// nothing behind (the destructor, or the cleanup signal handlers, unlink the temporary file).
+// The output, written atomically: keys go to a file with no name (O_TMPFILE) in the output's
+// directory, and commit() gives it the output's name in one step: a new output is linked to its name,
+// an existing one is replaced by linking the file to a fresh temporary name beside it and renaming
+// that over it. Until then only the descriptor keeps the file, so a failed or interrupted run never
+// touches an existing output and leaves nothing behind, whatever ends it: SIGKILL and the OOM killer
+// included. (Between that link and that rename, microseconds, SIGKILL would leave the temporary name.)
+//
+// Where the file system refuses O_TMPFILE (EOPNOTSUPP; EISDIR from a kernel before Linux 3.11), or
+// /proc, through which the file is linked, does not lead to it (not mounted, another PID namespace's),
+// the output is written to a named temporary file "<dir>/.<name>.rmgsort-XXXXXX" that commit()
+// renames into place: the destructor and the cleanup signal handlers unlink it, but SIGKILL leaves it
+// there. Every temporary name is fresh and random, and every name is created exclusively (O_EXCL, or
+// linkat, which fails on EEXIST): no file is opened through a name another user could have planted
+// (/tmp), and a name another process made meanwhile is never taken over.
 #pragma once
 
 #include <sys/types.h>
@@ -14,59 +25,86 @@ namespace rmgsort {
 
 class OutputFile {
  public:
+  // Where the data waits for commit().
+  enum class Staging {
+    in_place,   // standard output, or an existing non-regular file: written where it goes
+    anonymous,  // a file with no name (O_TMPFILE) in the output's directory
+    named,      // the fallback: a temporary file "<dir>/.<name>.rmgsort-XXXXXX"
+  };
+
   // "-": standard output, refused when it is a terminal; when it is a regular file, a run that ends
   // without commit() cuts it back to the size it had here (what the run added goes, what was there
   // stays). A path naming an existing non-regular file (/dev/null, a FIFO) is opened and written in
-  // place: renaming over it would replace the device. Otherwise a temporary file
-  // "<dir>/.<name>.rmgsort-XXXXXX" is created in the output's directory (same file system, so the
-  // rename is atomic) with mode 0666 minus the umask, like any new file; replacing an existing file,
-  // it takes that file's owner, group and mode where permitted (never a set-ID bit on a file whose
-  // owner or group changed). A symbolic link is followed, so commit() replaces its target, unless
-  // io/detail/output_target.hpp refuses it. The output may be the input: the input stays readable until
-  // commit(). Throws rmgsort::Error naming PATH and the cause (missing directory, permission, a
+  // place: renaming over it would replace the device. Otherwise the file is staged in the output's
+  // directory (same file system, so the link and the rename are atomic), anonymous where possible,
+  // with mode 0666 minus the umask, like any new file; replacing an existing file, it takes that
+  // file's owner, group and mode where permitted (never a set-ID bit on a file whose owner or group
+  // changed). A symbolic link is followed, so commit() replaces its target, unless
+  // io/detail/output_target.hpp refuses it. The output may be the input: the input stays readable
+  // until commit(). Throws rmgsort::Error naming PATH and the cause (missing directory, permission, a
   // directory at PATH, a refused link); nothing is created then.
   [[nodiscard]] static OutputFile create(const std::string& path);
+  // create() with the named temporary file even where O_TMPFILE works: what the fallback does, for
+  // its tests.
+  [[nodiscard]] static OutputFile create_named(const std::string& path);
 
   OutputFile(OutputFile&& other) noexcept;
   OutputFile& operator=(OutputFile&& other) noexcept;
   OutputFile(const OutputFile&) = delete;
   OutputFile& operator=(const OutputFile&) = delete;
-  // Unlinks the temporary file unless committed.
+  // discard() unless committed.
   ~OutputFile();
 
-  // The descriptor to write to; -1 after commit().
+  // The descriptor to write to; -1 after finish_writing() and commit().
   [[nodiscard]] int fd() const { return fd_.valid() ? fd_.get() : (is_stdout_ ? 1 : -1); }
   // The final path as given ("-" for standard output).
   [[nodiscard]] const std::string& path() const { return path_; }
-  // The temporary file; empty for standard output and for outputs written in place.
+  [[nodiscard]] Staging staging() const { return staging_; }
+  // The named temporary file (Staging::named) until commit() or discard(); empty otherwise: an
+  // anonymous file has no name to give.
   [[nodiscard]] const std::string& temp_path() const { return temp_path_; }
   [[nodiscard]] bool is_stdout() const { return is_stdout_; }
   [[nodiscard]] bool committed() const { return committed_; }
   // The name for messages: "stdout" for "-", the path otherwise.
   [[nodiscard]] std::string display_name() const { return is_stdout_ ? "stdout" : path_; }
 
-  // Closes the file: a write error that NFS and some FUSE file systems defer to close() surfaces
-  // here, before anything is committed. Then only commit()'s rename is left. Idempotent.
+  // Closes the descriptor written to: a write error that NFS and some FUSE file systems defer to
+  // close() surfaces here, before anything is committed (an anonymous file stays open through a
+  // second descriptor, for commit()'s link). Then only commit()'s link or rename is left. Idempotent.
   void finish_writing();
-  // finish_writing(), then renames the temporary file over the final path; from then on an existing
-  // output has been replaced. No fsync: the output is as durable as any file a program writes. For
-  // standard output, only marks the output committed.
+  // finish_writing(), then gives the file the output's name (see the top of this file); from then on
+  // an existing output has been replaced. Should that fail, the error names PATH, the existing output
+  // is intact and nothing is left in the directory. No fsync: the output is as durable as any file a
+  // program writes. For standard output, only marks the output committed.
   void commit();
-  // Closes and unlinks the temporary file now, or cuts standard output back (what the destructor does).
+  // Closes (and for the named fallback unlinks) the staged file now, or cuts standard output back
+  // (what the destructor does).
   void discard() noexcept;
 
  private:
   OutputFile() = default;
+  [[nodiscard]] static OutputFile create(const std::string& path, bool anonymous_allowed);
+  // Opens the anonymous file in DIRECTORY; false where the fallback must be used instead.
+  [[nodiscard]] bool stage_anonymous(const std::string& directory, const std::string& name);
+  void stage_named(const std::string& directory, const std::string& name);
+  void link_into_place();
 
   std::string path_;
-  std::string target_;  // where commit() renames to: path_, or the target of the link at path_
-  std::string temp_path_;
-  UniqueFd fd_;  // invalid for standard output (fd 1 is not ours to close)
+  std::string target_;  // where commit() puts the file: path_, or the target of the link at path_
+  Staging staging_ = Staging::in_place;
+  std::string temp_path_;  // Staging::named
+  UniqueFd fd_;  // written to; invalid for standard output (fd 1 is not ours to close)
+  // Staging::anonymous: the output's directory (O_PATH), what target_ is called there, and a second
+  // descriptor of the file that keeps it past finish_writing() until it is linked.
+  UniqueFd directory_;
+  std::string directory_path_;  // as split from target_ ("" for the working directory)
+  std::string name_;
+  UniqueFd unnamed_;
   bool is_stdout_ = false;
   off_t stdout_start_size_ = -1;  // a regular standard output's size at create(); -1 otherwise
   off_t stdout_start_position_ = 0;
   bool committed_ = false;
-  CleanupRegistration registration_;
+  CleanupRegistration registration_;  // Staging::named: temp_path_, for the signal handlers
 };
 
 }  // namespace rmgsort

@@ -5,13 +5,15 @@
 #   .gpu-host/bin  rmgsort, the test executables and the benchmarks
 #   .gpu-host/lib  libtbb.so.12 (+ tbbmalloc) and libnuma.so.1; liburing is linked statically
 # On the GPU machine, scripts/gpu_host_run.sh sets LD_LIBRARY_PATH and runs them.
+# Arguments are passed to CMake: -DRMGSORT_FAULT_INJECTION=ON builds the tests' fault hook
+# (tests/e2e/gpu_faults_test.sh and gpu_faults_test skip without it); never for production use.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 exclude=$(git rev-parse --git-path info/exclude)
 grep -qx "/.gpu-host/" "$exclude" 2>/dev/null || echo "/.gpu-host/" >> "$exclude"
 
 build_dir=${BUILD_DIR:-build}
-BUILD_DIR=$build_dir ./scripts/build.sh -DCMAKE_CUDA_ARCHITECTURES=90
+BUILD_DIR=$build_dir ./scripts/build.sh -DCMAKE_CUDA_ARCHITECTURES=90 "$@"
 rm -rf .gpu-host
 mkdir -p .gpu-host/bin .gpu-host/lib
 cp "$build_dir/app/rmgsort" .gpu-host/bin/

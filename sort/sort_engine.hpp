@@ -59,16 +59,17 @@ class SortEngine {
   // Page-locks the memory the next sorts take their keys from (replacing what was pinned before);
   // memory not pinned sorts too. Nothing on the CPU.
   virtual void pin(std::byte* data, std::size_t bytes) = 0;
-  // Allocates what sorts of up to `keys` records (at most round_keys()) need: the devices' buffers,
-  // the CPU's sort buffer, the tags (host_bytes_beside(keys)). Called once, before the first sort().
-  // The output buffers are allocated by the first two sorts that need them.
+  // Allocates the host memory sorts of up to `keys` records (at most round_keys()) need: the CPU's
+  // sort buffer, the tags (host_bytes_beside(keys)). Called once, before the first sort(). The
+  // devices' buffers were allocated when the engine was chosen (sort/gpu_engine.hpp); the output
+  // buffers are allocated by the first two sorts that need them.
   virtual void allocate(std::uint64_t keys) = 0;
   // Sorts records[0, count) in `order`, count <= the keys given to allocate(); stable. `records`
   // may be reordered (it is the sort's work space).
   virtual SortedRound sort(std::byte* records, std::uint64_t count, SortOrder order) = 0;
 
-  // The device memory allocate() took on each GPU, in the order of the selected GPUs (zeros before
-  // it was called; [] on the CPU). Everything is allocated once, so this is also each GPU's peak.
+  // The device memory the engine holds on each GPU, in the order of the selected GPUs ([] on the
+  // CPU). Everything is allocated once, so this is also each GPU's peak.
   [[nodiscard]] virtual std::vector<std::uint64_t> device_bytes_allocated() const = 0;
   // The engine's own statistics for --stats ("gpu": per-GPU phase times, links, passes; on the CPU,
   // how records were sorted), in seconds; null when it has none (the CPU's bare keys).

@@ -102,6 +102,7 @@ void plan_spill(SortPlan& plan, const PlanRequest& request, std::uint64_t prefix
 // does not fit --host-memory): spill_sort's passes, the spill file in memory when it fits beside
 // the rounds, else in --temp-dir.
 void plan_record_rounds(SortPlan& plan, const PlanRequest& request, std::uint64_t keys) {
+  plan.engine.reset();  // first: the GPUs' engine holds device memory the next one is planned from
   plan = with_round_engine(request, keys);
   const std::uint64_t spilled = keys * plan.engine->layout().record_size;
   // In memory: the rounds are planned within what the spill memory leaves of --host-memory. Only
@@ -197,6 +198,7 @@ SortPlan plan_stream(const PlanRequest& request, std::uint64_t prefix_bytes, boo
   plan_in_memory(plan, prefix_bytes, keys);
   if (sorts_records(request) && (plan.path == SortPath::rounds || plan.memory.peak() > request.host_memory)) {
     // The prefix leads spill_sort's pass (its spill file in --temp-dir: planned like a stream's).
+    plan.engine.reset();  // first: its device memory is free for the next engine
     plan = with_round_engine(request, keys);
     plan_spill(plan, request, prefix_bytes);
   }

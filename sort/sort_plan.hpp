@@ -20,6 +20,11 @@
 //               a round, the rounds as large as H - 5 C holds. A stream's prefix (input, at most
 //               H / 2) is let go before the round buffers exist.
 // Beyond H: the program itself and bookkeeping of a few bytes per round and per pass.
+//
+// The GPUs' engine holds its device memory from the moment it is chosen (sort/gpu_engine.hpp), so
+// the rounds planned here are rounds the GPUs have memory for: planned again with smaller rounds
+// when another process took memory meanwhile, or, when not even that could be allocated, the CPU's
+// engine with cpu_because saying so, and every part above the CPU's.
 #pragma once
 
 #include <cstddef>
@@ -65,7 +70,7 @@ struct PlanRequest {
 struct SortPlan {
   SortPath path = SortPath::in_memory;
   std::unique_ptr<SortEngine> engine;
-  std::string cpu_because;          // why the CPU sorts; "" on the GPUs (null in --stats)
+  std::string cpu_because;          // why the CPU sorts ("no GPU selected", the GPUs' memory ...); "" on the GPUs
   std::uint64_t round_keys = 0;     // the most keys one sort takes (in memory: the input's keys)
   std::size_t spill_chunk_bytes = 0;  // spill: the streaming pass's read size
   bool spill_in_memory = false;     // spill: the spill file is anonymous memory, not in --temp-dir

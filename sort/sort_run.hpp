@@ -57,16 +57,17 @@ struct SortOutcome {
   std::optional<SpillReport> spill;    // sorted through spill files
 };
 
-// Allocates `engine` for sorts of up to `keys` keys. The GPUs' device memory is a phase of its own
-// (times.allocate, lapped off `phase`; on the progress line when `progress` is given); the CPU's sort
-// buffer is untouched memory, left to the phase that follows.
+// Allocates `engine`'s host memory for sorts of up to `keys` keys. On the GPUs (whose device memory
+// was allocated when the plan chose them) that is page-locked host memory, a phase of its own
+// (times.allocate, lapped off `phase`; on the progress line when `progress` is given); the CPU's
+// sort buffer is untouched memory, left to the phase that follows.
 inline void allocate_engine(SortEngine& engine, std::uint64_t keys, Stopwatch& phase, PhaseTimes& times,
                             Progress* progress) {
   if (engine.devices().empty()) {
     engine.allocate(keys);
     return;
   }
-  if (progress != nullptr) progress->phase("allocating GPU memory", 0);
+  if (progress != nullptr) progress->phase("pinning host memory for the GPUs", 0);
   engine.allocate(keys);
   times.allocate = phase.lap();
 }

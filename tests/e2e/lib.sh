@@ -199,11 +199,21 @@ DEFAULT_SIGNALS=()
 HANDLED_SIGNALS=INT,HUP,TERM,QUIT,ALRM,XCPU,VTALRM,PROF,USR1,USR2,IO
 if env --default-signal=$HANDLED_SIGNALS true 2>/dev/null; then DEFAULT_SIGNALS=(env --default-signal=$HANDLED_SIGNALS); fi
 
-# wait_for_temp DIR: waits (up to 20 s) until a temporary output file appears in DIR.
+# holds_unnamed_file PID DIR: PID has a file with no name (O_TMPFILE) in DIR open, which /proc shows
+# as "DIR/#INODE (deleted)": a staged output, or a spill file. DIR as realpath gives it.
+holds_unnamed_file() {
+  [[ -n $(find "/proc/$1/fd" -mindepth 1 -lname "$2/#* (deleted)" -print -quit 2>/dev/null) ]]
+}
+
+# wait_for_temp DIR [PID]: waits (up to 20 s) until the output that rmgsort (PID, by default $!, the
+# last background job) writes in DIR is staged: a file with no name open in PID, or a temporary file
+# named in DIR where the file system refuses O_TMPFILE.
 wait_for_temp() {
-  local i
+  local i pid=${2:-$!} dir
+  dir=$(realpath "$1")
   for ((i = 0; i < 2000; i++)); do
     compgen -G "$1/.*rmgsort*" >/dev/null && return 0
+    holds_unnamed_file "$pid" "$dir" && return 0
     sleep 0.01
   done
   return 1

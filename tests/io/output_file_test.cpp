@@ -8,14 +8,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
+#include <filesystem>
 #include <vector>
 
 #include "core/error.hpp"
 #include "io/input_file.hpp"
 #include "io/uring_reader.hpp"
 #include "io/uring_writer.hpp"
-#include "io_test_support.hpp"
+#include "output_file_test_support.hpp"
 
 namespace rmgsort {
 namespace {
@@ -43,64 +45,102 @@ class StdoutRedirect {
   int saved_;
 };
 
-TEST(OutputFile, CommitCreatesTheFileWithUmaskMode) {
-  test::TempDir dir(test::disk_directory());
-  const std::string path = dir.file("sorted.bin");
+// The behaviour both stagings share, on each: the anonymous file (O_TMPFILE) where the file system
+// has it, and the named temporary file that is the fallback elsewhere (forced by create_named()).
+class StagedOutput : public ::testing::TestWithParam<OutputFile::Staging> {
+ protected:
+  void SetUp() override {
+    if (GetParam() == OutputFile::Staging::anonymous && !test::supports_anonymous_files(dir_.path()))
+      GTEST_SKIP() << dir_.path() << " does not support O_TMPFILE";
+  }
+
+  [[nodiscard]] OutputFile create(const std::string& path) const {
+    OutputFile output = GetParam() == OutputFile::Staging::named ? OutputFile::create_named(path) : OutputFile::create(path);
+    EXPECT_EQ(output.staging(), GetParam());
+    return output;
+  }
+
+  // What the directory shows of a staged OUTPUT besides the files that were there: the named
+  // temporary file, or nothing at all.
+  [[nodiscard]] static std::vector<std::string> staged_entries(const OutputFile& output) {
+    if (output.staging() != OutputFile::Staging::named) {
+      EXPECT_TRUE(output.temp_path().empty());
+      return {};
+    }
+    return {output.temp_path().substr(output.temp_path().rfind('/') + 1)};
+  }
+
+  test::TempDir dir_{test::disk_directory()};
+};
+
+INSTANTIATE_TEST_SUITE_P(OutputFile, StagedOutput,
+                         ::testing::Values(OutputFile::Staging::anonymous, OutputFile::Staging::named),
+                         [](const auto& info) {
+                           return std::string(info.param == OutputFile::Staging::named ? "Named" : "Anonymous");
+                         });
+
+TEST_P(StagedOutput, CommitCreatesTheFileWithUmaskMode) {
+  const std::string path = dir_.file("sorted.bin");
   const std::vector<std::byte> data = test::pattern_bytes(100000);
   const mode_t old_umask = umask(022);
   {
-    OutputFile output = OutputFile::create(path);
+    OutputFile output = create(path);
     EXPECT_FALSE(output.is_stdout());
     EXPECT_EQ(output.path(), path);
-    EXPECT_EQ(output.temp_path().rfind(dir.path() + "/.sorted.bin.rmgsort-", 0), 0u) << output.temp_path();
-    EXPECT_TRUE(test::file_exists(output.temp_path()));
-    EXPECT_FALSE(test::file_exists(path));
+    if (GetParam() == OutputFile::Staging::named) {
+      EXPECT_EQ(output.temp_path().rfind(dir_.path() + "/.sorted.bin.rmgsort-", 0), 0u) << output.temp_path();
+    }
     write_bytes(output, data);
+    EXPECT_EQ(test::directory_entries(dir_.path()), staged_entries(output));  // nothing named "sorted.bin" yet
     output.commit();
     EXPECT_TRUE(output.committed());
+    EXPECT_TRUE(output.temp_path().empty());
+    EXPECT_EQ(output.fd(), -1);
   }
   umask(old_umask);
   EXPECT_TRUE(test::read_plain_file(path) == data);
   struct stat st {};
   ASSERT_EQ(stat(path.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 07777, 0644u);
-  EXPECT_EQ(test::directory_entries(dir.path()), std::vector<std::string>{"sorted.bin"});
+  EXPECT_EQ(st.st_nlink, 1u);
+  EXPECT_EQ(test::directory_entries(dir_.path()), std::vector<std::string>{"sorted.bin"});
 }
 
-TEST(OutputFile, CommitReplacesAnExistingFile) {
-  test::TempDir dir(test::disk_directory());
-  const std::string path = dir.file("out");
+TEST_P(StagedOutput, CommitReplacesAnExistingFile) {
+  const std::string path = dir_.file("out");
   test::write_plain_file(path, test::pattern_bytes(5000, 1));
   const std::vector<std::byte> data = test::pattern_bytes(3000, 2);
-  OutputFile output = OutputFile::create(path);
+  OutputFile output = create(path);
   write_bytes(output, data);
   EXPECT_TRUE(test::read_plain_file(path) == test::pattern_bytes(5000, 1));  // untouched until commit
+  std::vector<std::string> expected = staged_entries(output);
+  expected.push_back("out");
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(test::sorted_entries(dir_.path()), expected);
   output.commit();
   EXPECT_TRUE(test::read_plain_file(path) == data);
-  EXPECT_EQ(test::directory_entries(dir.path()).size(), 1u);
+  EXPECT_EQ(test::directory_entries(dir_.path()), std::vector<std::string>{"out"});
 }
 
 // Regression: sorting a private file in place made it world-readable (0600 became 0644).
-TEST(OutputFile, ReplacingAFileKeepsItsPermissionBits) {
-  test::TempDir dir(test::disk_directory());
-  const std::string path = dir.file("private.bin");
+TEST_P(StagedOutput, ReplacingAFileKeepsItsPermissionBits) {
+  const std::string path = dir_.file("private.bin");
   test::write_plain_file(path, test::pattern_bytes(100, 1));
   ASSERT_EQ(chmod(path.c_str(), 0600), 0);
-  OutputFile output = OutputFile::create(path);
+  OutputFile output = create(path);
   output.commit();
   struct stat st {};
   ASSERT_EQ(stat(path.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 07777, 0600u);
 }
 
-TEST(OutputFile, ReplacingAnotherUsersFileKeepsItsOwnerGroupAndSetIdBits) {
+TEST_P(StagedOutput, ReplacingAnotherUsersFileKeepsItsOwnerGroupAndSetIdBits) {
   if (geteuid() != 0) GTEST_SKIP() << "giving a file to another user needs root";
-  test::TempDir dir(test::disk_directory());
-  const std::string path = dir.file("theirs.bin");
+  const std::string path = dir_.file("theirs.bin");
   test::write_plain_file(path, test::pattern_bytes(100, 1));
   ASSERT_EQ(chown(path.c_str(), 65534, 65534), 0);
   ASSERT_EQ(chmod(path.c_str(), 04600), 0);
-  OutputFile output = OutputFile::create(path);
+  OutputFile output = create(path);
   output.commit();
   struct stat st {};
   ASSERT_EQ(stat(path.c_str(), &st), 0);
@@ -109,17 +149,17 @@ TEST(OutputFile, ReplacingAnotherUsersFileKeepsItsOwnerGroupAndSetIdBits) {
   EXPECT_EQ(st.st_mode & 07777, 04600u);
 }
 
-TEST(OutputFile, SetIdBitsAreDroppedWhenTheOwnerCannotBeKept) {
+TEST_P(StagedOutput, SetIdBitsAreDroppedWhenTheOwnerCannotBeKept) {
   if (geteuid() != 0) GTEST_SKIP() << "running as another user needs root";
-  test::TempDir dir(test::disk_directory());
-  ASSERT_EQ(chmod(dir.path().c_str(), 0777), 0);
-  const std::string path = dir.file("roots.bin");
+  ASSERT_EQ(chmod(dir_.path().c_str(), 0777), 0);
+  const std::string path = dir_.file("roots.bin");
   test::write_plain_file(path, test::pattern_bytes(100, 1));
   ASSERT_EQ(chmod(path.c_str(), 06666), 0);
   const int status = test::run_in_child([&] {
     if (setgroups(0, nullptr) != 0 || setresgid(65534, 65534, 65534) != 0 || setresuid(65534, 65534, 65534) != 0)
       return 90;
-    OutputFile output = OutputFile::create(path);
+    OutputFile output = create(path);
+    if (output.staging() != GetParam()) return 91;
     output.commit();
     return 0;
   });
@@ -160,49 +200,62 @@ TEST(OutputFile, UncommittedRegularStdoutIsCutBackToWhereItStarted) {
   EXPECT_EQ(test::read_plain_file(path).size(), 1006u);
 }
 
-TEST(OutputFile, UncommittedLeavesTheExistingOutputAndNoTemporary) {
-  test::TempDir dir(test::disk_directory());
-  const std::string path = dir.file("out");
+TEST_P(StagedOutput, UncommittedLeavesTheExistingOutputAndNoTemporary) {
+  const std::string path = dir_.file("out");
   const std::vector<std::byte> old = test::pattern_bytes(5000, 1);
   test::write_plain_file(path, old);
-  std::string temp;
-  {
-    OutputFile output = OutputFile::create(path);
-    temp = output.temp_path();
-    write_bytes(output, test::pattern_bytes(8000, 2));
-  }  // a failed run: destroyed without commit
-  EXPECT_FALSE(test::file_exists(temp));
+  for (const bool finished : {false, true}) {
+    {
+      OutputFile output = create(path);
+      write_bytes(output, test::pattern_bytes(8000, 2));
+      if (finished) output.finish_writing();  // closed, only the commit left
+    }  // a failed run: destroyed without commit
+    EXPECT_TRUE(test::read_plain_file(path) == old);
+    EXPECT_EQ(test::directory_entries(dir_.path()), std::vector<std::string>{"out"});
+  }
+}
+
+TEST_P(StagedOutput, DiscardLeavesTheExistingOutputAndNoTemporary) {
+  const std::string path = dir_.file("out");
+  const std::vector<std::byte> old = test::pattern_bytes(5000, 1);
+  test::write_plain_file(path, old);
+  OutputFile output = create(path);
+  write_bytes(output, test::pattern_bytes(8000, 2));
+  output.discard();
+  EXPECT_FALSE(output.committed());
   EXPECT_TRUE(test::read_plain_file(path) == old);
-  EXPECT_EQ(test::directory_entries(dir.path()), std::vector<std::string>{"out"});
+  EXPECT_EQ(test::directory_entries(dir_.path()), std::vector<std::string>{"out"});
 }
 
-TEST(OutputFile, UncommittedNewOutputLeavesNothing) {
-  test::TempDir dir(test::disk_directory());
-  { OutputFile output = OutputFile::create(dir.file("new")); }
-  EXPECT_TRUE(test::directory_entries(dir.path()).empty());
+TEST_P(StagedOutput, UncommittedNewOutputLeavesNothing) {
+  { OutputFile output = create(dir_.file("new")); }
+  EXPECT_TRUE(test::directory_entries(dir_.path()).empty());
 }
 
-TEST(OutputFile, MoveKeepsOneOwner) {
-  test::TempDir dir(test::disk_directory());
-  OutputFile a = OutputFile::create(dir.file("out"));
-  const std::string temp = a.temp_path();
+TEST_P(StagedOutput, MoveKeepsOneOwner) {
+  OutputFile a = create(dir_.file("out"));
+  const std::vector<std::string> staged = staged_entries(a);
   OutputFile b(std::move(a));
-  EXPECT_TRUE(test::file_exists(temp));
-  b.commit();
-  EXPECT_TRUE(test::file_exists(dir.file("out")));
-  EXPECT_FALSE(test::file_exists(temp));
+  EXPECT_EQ(b.staging(), GetParam());
+  write_bytes(b, test::pattern_bytes(100, 3));
+  EXPECT_EQ(test::directory_entries(dir_.path()), staged);
+  OutputFile c = create(dir_.file("other"));
+  c = std::move(b);  // discards what c had
+  EXPECT_EQ(test::directory_entries(dir_.path()), staged);
+  c.commit();
+  EXPECT_EQ(test::directory_entries(dir_.path()), std::vector<std::string>{"out"});
+  EXPECT_TRUE(test::read_plain_file(dir_.file("out")) == test::pattern_bytes(100, 3));
 }
 
-TEST(OutputFile, MissingDirectoryNamesThePathAndCreatesNothing) {
-  test::TempDir dir(test::disk_directory());
-  const std::string path = dir.file("no/such/dir/out.bin");
+TEST_P(StagedOutput, MissingDirectoryNamesThePathAndCreatesNothing) {
+  const std::string path = dir_.file("no/such/dir/out.bin");
   try {
-    OutputFile output = OutputFile::create(path);
-    FAIL() << "created " << output.temp_path();
+    OutputFile output = create(path);
+    FAIL() << "created " << path;
   } catch (const Error& error) {
     EXPECT_EQ(std::string(error.what()), path + ": cannot create output file: No such file or directory");
   }
-  EXPECT_TRUE(test::directory_entries(dir.path()).empty());
+  EXPECT_TRUE(test::directory_entries(dir_.path()).empty());
 }
 
 TEST(OutputFile, DirectoryIsRefused) {
@@ -215,14 +268,13 @@ TEST(OutputFile, DirectoryIsRefused) {
   }
 }
 
-TEST(OutputFile, OutputMayBeTheInput) {
-  test::TempDir dir(test::disk_directory());
-  const std::string path = dir.file("keys");
+TEST_P(StagedOutput, OutputMayBeTheInput) {
+  const std::string path = dir_.file("keys");
   const std::vector<std::byte> before = test::pattern_bytes(3 << 20, 1);
   const std::vector<std::byte> after = test::pattern_bytes(3 << 20, 2);
   test::write_plain_file(path, before);
   const InputFile input = open_input(path);
-  OutputFile output = OutputFile::create(path);
+  OutputFile output = create(path);
   write_bytes(output, after);
   HostBuffer buffer(input.size);
   (void)read_file(input, buffer.data(), input.size);
@@ -231,21 +283,36 @@ TEST(OutputFile, OutputMayBeTheInput) {
   EXPECT_TRUE(test::read_plain_file(path) == after);
 }
 
-TEST(OutputFile, SymbolicLinkReplacesItsTarget) {
-  test::TempDir dir(test::disk_directory());
-  test::write_plain_file(dir.file("target"), test::pattern_bytes(10, 1));
-  ASSERT_EQ(symlink("target", dir.file("link").c_str()), 0);
-  OutputFile output = OutputFile::create(dir.file("link"));
+TEST_P(StagedOutput, SymbolicLinkReplacesItsTarget) {
+  test::write_plain_file(dir_.file("target"), test::pattern_bytes(10, 1));
+  ASSERT_EQ(symlink("target", dir_.file("link").c_str()), 0);
+  OutputFile output = create(dir_.file("link"));
   write_bytes(output, test::pattern_bytes(20, 2));
   output.commit();
   struct stat st {};
-  ASSERT_EQ(lstat(dir.file("link").c_str(), &st), 0);
+  ASSERT_EQ(lstat(dir_.file("link").c_str(), &st), 0);
   EXPECT_TRUE(S_ISLNK(st.st_mode));
-  EXPECT_TRUE(test::read_plain_file(dir.file("target")) == test::pattern_bytes(20, 2));
+  EXPECT_TRUE(test::read_plain_file(dir_.file("target")) == test::pattern_bytes(20, 2));
+  EXPECT_EQ(test::directory_entries(dir_.path()).size(), 2u);
+}
+
+TEST_P(StagedOutput, RelativePathInTheWorkingDirectory) {
+  const std::string saved = std::filesystem::current_path();
+  ASSERT_EQ(chdir(dir_.path().c_str()), 0);
+  {
+    test::write_plain_file("out", test::pattern_bytes(10, 1));
+    OutputFile output = create("out");
+    write_bytes(output, test::pattern_bytes(30, 2));
+    output.commit();
+  }
+  ASSERT_EQ(chdir(saved.c_str()), 0);
+  EXPECT_TRUE(test::read_plain_file(dir_.file("out")) == test::pattern_bytes(30, 2));
+  EXPECT_EQ(test::directory_entries(dir_.path()), std::vector<std::string>{"out"});
 }
 
 TEST(OutputFile, DevNullIsWrittenInPlace) {
   OutputFile output = OutputFile::create("/dev/null");
+  EXPECT_EQ(output.staging(), OutputFile::Staging::in_place);
   EXPECT_TRUE(output.temp_path().empty());
   write_bytes(output, test::pattern_bytes(10000));
   output.commit();
@@ -261,6 +328,7 @@ TEST(OutputFile, StdoutToAPipe) {
     StdoutRedirect redirect(fds[1]);
     OutputFile output = OutputFile::create("-");
     EXPECT_TRUE(output.is_stdout());
+    EXPECT_EQ(output.staging(), OutputFile::Staging::in_place);
     EXPECT_EQ(output.fd(), STDOUT_FILENO);
     EXPECT_EQ(output.display_name(), "stdout");
     write_bytes(output, test::pattern_bytes(1000));
@@ -292,21 +360,20 @@ TEST(OutputFile, StdoutTerminalIsRefused) {
   EXPECT_EQ(message, "refusing to write binary keys to a terminal: use -o FILE or redirect standard output");
 }
 
-TEST(OutputFile, TerminationSignalRemovesTheTemporaryFile) {
-  test::TempDir dir(test::disk_directory());
-  const std::string path = dir.file("out");
+TEST_P(StagedOutput, TerminationSignalLeavesNothing) {
+  const std::string path = dir_.file("out");
   const std::vector<std::byte> old = test::pattern_bytes(100, 1);
   test::write_plain_file(path, old);
   const int status = test::run_in_child([&] {
     install_cleanup_signal_handlers();
-    OutputFile output = OutputFile::create(path);
+    OutputFile output = create(path);
     write_bytes(output, test::pattern_bytes(1 << 20, 2));
     raise(SIGTERM);
     return 0;  // not reached
   });
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 143);
-  EXPECT_EQ(test::directory_entries(dir.path()), std::vector<std::string>{"out"});
+  EXPECT_EQ(test::directory_entries(dir_.path()), std::vector<std::string>{"out"});
   EXPECT_TRUE(test::read_plain_file(path) == old);
 }
 

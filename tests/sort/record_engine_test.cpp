@@ -95,7 +95,9 @@ TEST(RecordEngineTest, SortsEveryLayoutStablyIntoOutputsUsedInTurn) {
         }
         if (sorted_as_pairs(c.layout, c.layout.is_bare_key())) {  // sorted as pairs: in place, no output buffer
           EXPECT_EQ(engine.output_bytes(count), 0u);
-          if (count > 0) EXPECT_EQ(sorted.records.data(), records.data());
+          if (count > 0) {
+            EXPECT_EQ(sorted.records.data(), records.data());
+          }
         } else if (count > 0) {
           outputs.push_back(sorted.records);
         }

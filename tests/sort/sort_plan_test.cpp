@@ -275,3 +275,83 @@ TEST(SortPlanTest, AFileOfCutRecordsIsRefusedNamingItsSizeAndTheRecordSize) {
 
 }  // namespace
 }  // namespace rmgsort
+
+namespace rmgsort {
+namespace {
+
+// An engine that counts itself in `*live` while it exists (the GPUs' engine holds device memory).
+class Counted final : public SortEngine {
+ public:
+  Counted(std::unique_ptr<SortEngine> engine, int* live) : engine_(std::move(engine)), live_(live) { ++*live_; }
+  ~Counted() override { --*live_; }
+  Counted(const Counted&) = delete;
+  Counted& operator=(const Counted&) = delete;
+  std::string_view name() const override { return engine_->name(); }
+  std::string devices() const override { return engine_->devices(); }
+  const RecordLayout& layout() const override { return engine_->layout(); }
+  std::uint64_t round_keys() const override { return engine_->round_keys(); }
+  std::uint64_t host_bytes_beside(std::uint64_t keys) const override { return engine_->host_bytes_beside(keys); }
+  std::uint64_t output_bytes(std::uint64_t keys) const override { return engine_->output_bytes(keys); }
+  void place(std::byte* data, std::size_t bytes) const override { engine_->place(data, bytes); }
+  void pin(std::byte* data, std::size_t bytes) override { engine_->pin(data, bytes); }
+  void allocate(std::uint64_t keys) override { engine_->allocate(keys); }
+  SortedRound sort(std::byte* records, std::uint64_t count, SortOrder order) override {
+    return engine_->sort(records, count, order);
+  }
+  std::vector<std::uint64_t> device_bytes_allocated() const override { return engine_->device_bytes_allocated(); }
+  Json stats() const override { return engine_->stats(); }
+
+ private:
+  std::unique_ptr<SortEngine> engine_;
+  int* live_;
+};
+
+// The GPUs' engine holds its device memory from its choice on: a plan that chooses a second engine
+// (records in rounds) lets the first go before, or the second would be planned without its memory.
+TEST(SortPlanTest, AnEngineIsGoneBeforeTheNextIsChosen) {
+  int live = 0;
+  std::vector<int> live_at_choice;
+  PlanRequest request = records_request(256 * kMiB, 1000, false);
+  request.choose_gpus = [&](const RecordLayout& layout, PositionSource positions, std::uint64_t,
+                            std::string&) -> std::unique_ptr<SortEngine> {
+    live_at_choice.push_back(live);
+    return std::make_unique<Counted>(std::make_unique<FakeGpus>(layout, 1000, positions), &live);
+  };
+  const std::uint64_t records = 100000;  // more than a round: chosen for all, then for the rounds
+  {
+    const SortPlan plan = plan_file(request, records * 100);
+    EXPECT_EQ(plan.path, SortPath::spill);
+    EXPECT_EQ(live_at_choice, (std::vector<int>{0, 0}));
+    EXPECT_EQ(live, 1);
+  }
+  live_at_choice.clear();
+  {
+    const SortPlan plan = plan_stream(request, records * 100, /*complete=*/true);
+    EXPECT_EQ(plan.path, SortPath::spill);
+    EXPECT_EQ(live_at_choice, (std::vector<int>{0, 0}));
+    EXPECT_EQ(live, 1);
+  }
+  EXPECT_EQ(live, 0);
+}
+
+// When the GPUs' memory cannot be had (sort/gpu_engine.hpp: the chooser gives up), the plan is the
+// CPU's, budget and all: 32 MiB of keys the GPUs would sort in place within 40 MiB need the CPU's
+// buffer as large beside them, so they spill.
+TEST(SortPlanTest, GpusWhoseMemoryCannotBeHadLeaveAValidPlanForTheCpu) {
+  const std::string why = "GPU 0 has only 1.00 MiB usable (513.00 MiB free) of the 40.00 MiB planned";
+  EXPECT_EQ(plan_file(gpu_request(40 * kMiB, 8 * kMiB, nullptr), 32 * kMiB).path, SortPath::in_memory);
+  PlanRequest request = gpu_request(40 * kMiB, 8 * kMiB, nullptr);
+  request.choose_gpus = [&](const RecordLayout&, PositionSource, std::uint64_t, std::string& why_not) {
+    why_not = why;
+    return std::unique_ptr<SortEngine>();
+  };
+  const SortPlan plan = plan_file(request, 32 * kMiB);
+  EXPECT_EQ(plan.engine->name(), "cpu");
+  EXPECT_EQ(plan.cpu_because, why);
+  EXPECT_EQ(plan.path, SortPath::spill);
+  EXPECT_EQ(plan.memory.sort_scratch, plan.round_keys * 8) << "the CPU's radix sort buffer";
+  EXPECT_LE(plan.memory.peak(), 40 * kMiB);
+}
+
+}  // namespace
+}  // namespace rmgsort
