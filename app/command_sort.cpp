@@ -209,8 +209,8 @@ int sort_and_commit(const SortOptions& options, const Validated& validated, cons
   execute(options, request, sort_input, plan, run, report);
   progress.finish();
   if (!report.outcome->verify_failure.empty()) {
-    const std::string message = (output ? output->display_name() : index->display_name()) +
-                                ": --verify failed: " + report.outcome->verify_failure + "; the output was not committed";
+    const std::string message = (output ? output->display_name() : index->display_name()) + ": --verify failed: " +
+                                report.outcome->verify_failure + "; the output was not committed";
     std::fprintf(stderr, "rmgsort: %s\n", message.c_str());
     report.end = RunEnd{kExitCheckFailed, message};
     report.wall_seconds = wall.seconds();

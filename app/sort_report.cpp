@@ -53,7 +53,9 @@ Json phases_json(const SortReport& report) {
 
 // Overall, and each phase's bytes over its time; null where the phase did not run (or was not reached).
 Json throughput_json(const SortReport& report, std::uint64_t record_size) {
-  const auto per_second = [](double amount, double seconds) { return seconds > 0 ? Json(amount / seconds) : Json(nullptr); };
+  const auto per_second = [](double amount, double seconds) {
+    return seconds > 0 ? Json(amount / seconds) : Json(nullptr);
+  };
   const Json read = report.read ? per_second(double(report.read->bytes), report.read->seconds) : Json(nullptr);
   if (!report.outcome) {
     return {

@@ -54,7 +54,9 @@ std::optional<std::vector<std::string>> arguments_of_this_process() {
 }
 
 // An Error of the statistics' file, named as the option.
-[[noreturn]] void rethrow_as_stats_error(const Error& e) { throw Error(std::string("--stats: ") + e.what(), e.error_number()); }
+[[noreturn]] void rethrow_as_stats_error(const Error& e) {
+  throw Error(std::string("--stats: ") + e.what(), e.error_number());
+}
 
 }  // namespace
 

@@ -102,7 +102,8 @@ TEST(SortStatsTest, AVerifyFailureIsAnErrorOfExitCode1WithWhatTheSortDid) {
   options.verify = true;
   SortReport report = finished_report();
   report.outcome->verify_failure = "the output is not a permutation of the input";
-  report.end = RunEnd{1, "out.u64: --verify failed: the output is not a permutation of the input; the output was not committed"};
+  report.end = RunEnd{1, "out.u64: --verify failed: the output is not a permutation of the input; "
+                         "the output was not committed"};
   const Json json = sort_stats_json(options, &plan, report);
   EXPECT_EQ(json["status"], "error");
   EXPECT_EQ(json["exit_code"], 1);
@@ -121,9 +122,10 @@ TEST(SortStatsTest, ARunThatFailedBeforeItsPlanHasNullsWhereItDidNotReach) {
   EXPECT_EQ(json["exit_code"], 2);
   EXPECT_EQ(json["error"], report.end.error);
   EXPECT_EQ(json["input"], "stdin");
-  for (const char* member : {"input_format", "key_type", "record_size", "key_offset", "keys", "records", "bytes", "engine",
-                             "cpu_because", "plan", "read_direct_io", "rounds", "round_keys", "round_sort_seconds",
-                             "spilled", "spilled_bytes", "spill_levels", "round_partition", "gpu"})
+  for (const char* member :
+       {"input_format", "key_type", "record_size", "key_offset", "keys", "records", "bytes", "engine", "cpu_because",
+        "plan", "read_direct_io", "rounds", "round_keys", "round_sort_seconds", "spilled", "spilled_bytes",
+        "spill_levels", "round_partition", "gpu"})
     EXPECT_TRUE(json[member].is_null()) << member << ": " << json[member];
   for (const auto& [phase, seconds] : json["phases_seconds"].items()) EXPECT_TRUE(seconds.is_null()) << phase;
   for (const auto& [rate, value] : json["throughput"].items()) EXPECT_TRUE(value.is_null()) << rate;

@@ -65,6 +65,11 @@ class StatsOutputTest : public testing::Test {
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
 
+  // The files in the directory.
+  [[nodiscard]] std::ptrdiff_t entries() const {
+    return std::distance(std::filesystem::directory_iterator(dir_), std::filesystem::directory_iterator{});
+  }
+
   std::string dir_, path_;
 };
 
@@ -80,7 +85,7 @@ TEST_F(StatsOutputTest, AFailureBeforeAnythingWasPreparedIsWrittenAndCommitted) 
   StatsOutput stats(path_);
   stats.write_failure(Json{{"status", "error"}});
   EXPECT_EQ(contents(path_), "{\"status\":\"error\"}\n");
-  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir_), std::filesystem::directory_iterator{}), 1) << "a temporary file is left";
+  EXPECT_EQ(entries(), 1) << "a temporary file is left";
 }
 
 TEST_F(StatsOutputTest, AFailureReplacesPreparedStatistics) {
@@ -88,7 +93,7 @@ TEST_F(StatsOutputTest, AFailureReplacesPreparedStatistics) {
   stats.prepare(Json{{"status", "ok"}});
   stats.write_failure(Json{{"status", "error"}});
   EXPECT_EQ(contents(path_), "{\"status\":\"error\"}\n");
-  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir_), std::filesystem::directory_iterator{}), 1) << "a temporary file is left";
+  EXPECT_EQ(entries(), 1) << "a temporary file is left";
 }
 
 TEST_F(StatsOutputTest, AFailureAfterTheCommitReplacesCommittedStatistics) {

@@ -188,8 +188,8 @@ TEST(SortPlanTest, JsonNamesThePathTheEngineEachPartAndTheLimit) {
   const std::string json = json_line(plan_file(gpu_request(64 * kMiB, kMiB, nullptr), 32 * kMiB).json());
   for (const std::string member :
        {"\"path\":\"rounds\"", "\"engine\":\"gpu\"", "\"cpu_because\":null", "\"input_bytes\":33554432",
-        "\"partition_bytes\":33554432", "\"sort_scratch_bytes\":0", "\"round_buffers_bytes\":0", "\"spill_chunks_bytes\":0",
-        "\"peak_bytes\":67108864", "\"limit_bytes\":67108864"})
+        "\"partition_bytes\":33554432", "\"sort_scratch_bytes\":0", "\"round_buffers_bytes\":0",
+        "\"spill_chunks_bytes\":0", "\"peak_bytes\":67108864", "\"limit_bytes\":67108864"})
     EXPECT_NE(json.find(member), std::string::npos) << member << " in " << json;
 }
 
