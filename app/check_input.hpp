@@ -1,4 +1,4 @@
-// An input of `rmgsort check` (FILE or --input ORIGINAL): raw records as the options describe them,
+// An input of `rmgsort check` (FILE or --original ORIGINAL): raw records as the options describe them,
 // or a NumPy .npy file, recognised by its magic bytes (not its name), whose header gives the records.
 // Either way check streams the records only: a .npy header is read and checked first, and its data
 // must be exactly the items its shape says.

@@ -1,10 +1,10 @@
-// The command line: CLI11 definitions of the three subcommands, conversion of their text options,
-// and the one place where exceptions become messages and exit codes.
+// The command line: CLI11 definitions of the three subcommands (their values converted in
+// option_values.cpp, CLI11's errors worded in cli_messages.cpp), and the one place where exceptions
+// become messages and exit codes.
 #include <CLI/CLI.hpp>
 #include <tbb/global_control.h>
 
 #include <cerrno>
-#include <charconv>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
@@ -12,8 +12,11 @@
 #include <new>
 #include <string_view>
 
+#include "app/cli_messages.hpp"
 #include "app/commands.hpp"
 #include "app/error_message.hpp"
+#include "app/option_values.hpp"
+#include "app/version.hpp"
 #include "report/size_parse.hpp"
 #include "io/cleanup.hpp"
 #include "io/standard_descriptors.hpp"
@@ -33,55 +36,6 @@ constexpr const char* kRecordSizeHelp =
     "Bytes per record (default: the key's width): the input is fixed-size records, each holding a key";
 constexpr const char* kKeyOffsetHelp = "Where the key lies in each record, in bytes (default 0)";
 
-KeySpec key_spec_option(const std::string& text) {
-  if (auto spec = parse_key_spec(text)) return *spec;
-  throw Error("--type: unknown key type '" + text + "' (expected one of u32 u64 i32 i64 f32 f64 bytes:N, N = 1..32)");
-}
-
-// A whole number of bytes (no suffix): --record-size, --key-offset.
-std::uint64_t byte_count_option(const std::string& text, const char* option) {
-  std::uint64_t value = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || ec != std::errc() || end != text.data() + text.size())
-    throw Error(std::string(option) + ": '" + text + "' is not a whole number of bytes");
-  return value;
-}
-
-// The layout of --type, --record-size and --key-offset (each given as text, "" when absent).
-RecordLayout layout_option(const std::string& type, const std::string& record_size, const std::string& key_offset) {
-  const KeySpec spec = key_spec_option(type);
-  const std::uint64_t size = record_size.empty() ? 0 : byte_count_option(record_size, "--record-size");
-  if (!record_size.empty() && size == 0) throw Error("--record-size: a record takes at least one byte");
-  const std::uint64_t offset = key_offset.empty() ? 0 : byte_count_option(key_offset, "--key-offset");
-  return record_layout_option(spec, size, offset);
-}
-
-std::uint64_t seed_option(const std::string& text) {
-  std::uint64_t seed = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), seed);
-  if (text.empty() || ec != std::errc() || end != text.data() + text.size())
-    throw Error("--seed: '" + text + "' is not a whole number from 0 to 18446744073709551615");
-  return seed;
-}
-
-ProgressMode progress_option(const std::string& text) {
-  if (text == "auto") return ProgressMode::automatic;
-  if (text == "always") return ProgressMode::always;
-  if (text == "never") return ProgressMode::never;
-  throw Error("--progress: unknown mode '" + text + "' (expected auto, always or never)");
-}
-
-// An empty value would silently mean the default (--host-memory '', -T '', --stats '') or name no file
-// (-o '', an empty INPUT): every option that takes a value refuses one, as "--host-memory: empty value".
-// A transform runs before the option's other checks (--threads' range), so the message is always this.
-void refuse_empty_values(CLI::App& command) {
-  const CLI::Validator non_empty(
-      [](std::string& value) { return value.empty() ? std::string("empty value") : std::string(); }, "", "non-empty");
-  for (CLI::Option* option : command.get_options()) {
-    if (option->get_type_size_max() > 0) option->transform(non_empty);  // flags take no value
-  }
-}
-
 // Text of the options whose conversion may fail with our own messages (CLI11 only collects them).
 struct RawOptions {
   std::string type, host_memory, gpu_memory, progress = "auto", count, size, distribution = "uniform", seed = "1";
@@ -91,35 +45,41 @@ struct RawOptions {
 void add_sort_command(CLI::App& app, SortOptions& sort, RawOptions& raw) {
   CLI::App* cmd = app.add_subcommand("sort", "Sort a file of keys or records, stably (on every selected GPU, else on the CPU)");
   cmd->footer(kExitCodesHelp);
-  cmd->add_option("INPUT", sort.input, "Input file; - reads standard input")->capture_default_str();
+  cmd->add_option("INPUT", sort.input, "Input file; - reads standard input")->capture_default_str()->type_name("");
   cmd->add_option("-o,--output", sort.output,
                   "Output file; - writes standard output (refused when it is a terminal). May name the input.")
-      ->capture_default_str();
+      ->capture_default_str()->type_name("FILE");
   cmd->add_option("-t,--type", raw.type,
-                  std::string(kTypeHelp) + "; required for raw input, taken from the header of a .npy input");
-  cmd->add_option("--record-size", raw.record_size, kRecordSizeHelp);
-  cmd->add_option("--key-offset", raw.key_offset, kKeyOffsetHelp);
-  cmd->add_option("--key", sort.key_field, "A structured .npy input's field to sort by");
+                  std::string(kTypeHelp) + "; required for raw input, taken from the header of a .npy input")
+      ->type_name("TYPE");
+  cmd->add_option("--record-size", raw.record_size, kRecordSizeHelp)->type_name("BYTES");
+  cmd->add_option("--key-offset", raw.key_offset, kKeyOffsetHelp)->type_name("BYTES");
+  cmd->add_option("--key", sort.key_field, "A structured .npy input's field to sort by")->type_name("FIELD");
   cmd->add_option("--index-output", sort.index_output,
                   "Also write each output record's position in the input (u64 little-endian) to FILE; "
-                  "a .npy array of <u8 when the input is .npy; without -o, only the positions are written");
+                  "a .npy array of <u8 when the input is .npy; without -o, only the positions are written")
+      ->type_name("FILE");
   cmd->add_flag_function(
       "-r,--descending", [&sort](std::int64_t) { sort.order = SortOrder::descending; },
       "Largest first (NaNs stay last; equal keys keep their input order)");
   cmd->add_option("--gpus", sort.gpus,
                   "GPUs to sort on: all (small inputs go to the CPU), none, or a list such as 0,1,3")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->type_name("LIST");
   cmd->add_option("--host-memory", raw.host_memory,
-                  "Host memory rmgsort may use, e.g. 48G (default: 75% of physical memory)");
-  cmd->add_option("--gpu-memory", raw.gpu_memory, "Device memory to use per GPU, e.g. 8G (default: free minus a margin)");
-  cmd->add_option("-T,--temp-dir", sort.temp_dir, "Directory for temporary spill files (default: $TMPDIR or /tmp)");
-  cmd->add_option("--threads", sort.threads, "CPU threads (default: every core)")->check(CLI::Range(1u, 4096u));
-  cmd->add_option("--stats", sort.stats, "Write one JSON object of statistics to FILE, or - for standard output");
+                  "Host memory rmgsort may use, e.g. 48G (default: 75% of physical memory)")->type_name("SIZE");
+  cmd->add_option("--gpu-memory", raw.gpu_memory, "Device memory to use per GPU, e.g. 8G (default: free minus a margin)")
+      ->type_name("SIZE");
+  cmd->add_option("-T,--temp-dir", sort.temp_dir, "Directory for temporary spill files (default: $TMPDIR or /tmp)")
+      ->type_name("DIR");
+  cmd->add_option("--threads", sort.threads, "CPU threads (default: every core)")->check(thread_count_check())->type_name("N");
+  cmd->add_option("--stats", sort.stats, "Write one JSON object of statistics to FILE, or - for standard output")
+      ->type_name("FILE");
   cmd->add_option("--progress", raw.progress, "Progress on standard error: auto (when it is a terminal), always, never")
-      ->capture_default_str();
+      ->capture_default_str()->type_name("MODE");
   cmd->add_flag("--verify", sort.verify,
                 "Check order and that the output is a permutation of the input before committing it");
-  refuse_empty_values(*cmd);
+  apply_value_rules(*cmd);
 }
 
 void add_generate_command(CLI::App& app, GenerateOptions& generate, RawOptions& raw) {
@@ -127,38 +87,68 @@ void add_generate_command(CLI::App& app, GenerateOptions& generate, RawOptions& 
   cmd->footer(std::string(distribution_help()) + "\n" + kExitCodesHelp);
   cmd->add_option("-o,--output", generate.output,
                   "Output file; - writes standard output; a name ending in .npy gets a NumPy .npy header")
-      ->required();
-  cmd->add_option("-t,--type", raw.type, kTypeHelp)->required();
-  cmd->add_option("--record-size", raw.record_size, kRecordSizeHelp);
-  cmd->add_option("--key-offset", raw.key_offset, kKeyOffsetHelp);
-  auto* count = cmd->add_option("--count", raw.count, "Number of records (keys); suffixes k, M, G are powers of 1000 (4G = 4e9)");
-  auto* size = cmd->add_option("--size", raw.size, "Size in bytes; suffixes K, M, G, T are powers of 1024");
+      ->required()->type_name("FILE");
+  cmd->add_option("-t,--type", raw.type, kTypeHelp)->required()->type_name("TYPE");
+  cmd->add_option("--record-size", raw.record_size, kRecordSizeHelp)->type_name("BYTES");
+  cmd->add_option("--key-offset", raw.key_offset, kKeyOffsetHelp)->type_name("BYTES");
+  auto* count = cmd->add_option("--count", raw.count,
+                                "Number of records (keys); suffixes k, M, G are powers of 1000 (4G = 4e9)")
+                    ->type_name("N");
+  auto* size =
+      cmd->add_option("--size", raw.size, "Size in bytes; suffixes K, M, G, T are powers of 1024")->type_name("SIZE");
   count->excludes(size);
   size->excludes(count);
-  cmd->add_option("--dist", raw.distribution, "Distribution (see below)")->capture_default_str();
+  cmd->add_option("--dist", raw.distribution, "Distribution (see below)")
+      ->capture_default_str()->type_name("DIST");
   cmd->add_option("--seed", raw.seed, "Seed (0 to 2^64-1): the same seed gives the same keys with any number of threads")
-      ->capture_default_str();
-  cmd->add_option("--threads", generate.threads, "CPU threads (default: every core)")->check(CLI::Range(1u, 4096u));
-  cmd->add_option("--progress", raw.progress, "Progress on standard error: auto, always, never")->capture_default_str();
-  refuse_empty_values(*cmd);
+      ->capture_default_str()->type_name("N");
+  cmd->add_option("--threads", generate.threads, "CPU threads (default: every core)")
+      ->check(thread_count_check())->type_name("N");
+  cmd->add_option("--progress", raw.progress, "Progress on standard error: auto, always, never")
+      ->capture_default_str()->type_name("MODE");
+  apply_value_rules(*cmd);
 }
 
 void add_check_command(CLI::App& app, CheckOptions& check, RawOptions& raw) {
   CLI::App* cmd = app.add_subcommand(
-      "check", "Check that FILE is sorted (and, with --input, a permutation of ORIGINAL); prints one summary line");
+      "check", "Check that FILE is sorted (and, with --original, a permutation of ORIGINAL); prints one summary line");
   cmd->footer("Exit codes: 0 sorted (and a permutation); 1 not; 2 usage, input or I/O error.");
   cmd->add_option("FILE", check.file, "File to check (raw records, or a .npy file); - reads standard input")
-      ->required();
+      ->required()->type_name("");
   cmd->add_option("-t,--type", raw.type, std::string(kTypeHelp) + "; required unless FILE is a .npy file, whose "
-                                                                   "header gives it (then it must agree)");
-  cmd->add_option("--record-size", raw.record_size, std::string(kRecordSizeHelp) + " (not for a .npy file)");
-  cmd->add_option("--key-offset", raw.key_offset, std::string(kKeyOffsetHelp) + " (not for a .npy file)");
-  cmd->add_option("--key", check.key_field, "The field of a structured .npy FILE whose order to check");
-  cmd->add_option("--input", check.original, "The unsorted original: also check that FILE is a permutation of it");
+                                                                   "header gives it (then it must agree)")
+      ->type_name("TYPE");
+  cmd->add_option("--record-size", raw.record_size, std::string(kRecordSizeHelp) + " (not for a .npy file)")
+      ->type_name("BYTES");
+  cmd->add_option("--key-offset", raw.key_offset, std::string(kKeyOffsetHelp) + " (not for a .npy file)")
+      ->type_name("BYTES");
+  cmd->add_option("--key", check.key_field, "The field of a structured .npy FILE whose order to check")
+      ->type_name("FIELD");
+  cmd->add_option("--original", check.original, "The unsorted original: also check that FILE is a permutation of it")
+      ->type_name("ORIGINAL");
+  // Shown in --help: CLI11 names a hidden option "" in its messages. Given with --original: dispatch().
+  cmd->add_option("--input", check.original, "The former name of --original")->type_name("ORIGINAL");
   cmd->add_flag_function(
       "-r,--descending", [&check](std::int64_t) { check.order = SortOrder::descending; },
       "Expect largest first (NaNs last)");
-  refuse_empty_values(*cmd);
+  cmd->add_option_function<std::string>(
+         "--float-order",
+         [&check](const std::string& text) {
+           if (text != "total" && text != "ieee")
+             throw Error("--float-order: unknown order '" + text + "' (expected total or ieee)");
+           check.float_order = text == "ieee" ? FloatOrder::ieee : FloatOrder::total;
+         },
+         "f32/f64 keys: total (rmgsort's order: -0.0 before +0.0, NaNs last) or ieee (-0.0 equal to +0.0, "
+         "NaNs last: what np.sort or std::sort with operator< gives passes); other keys have one order")
+      ->default_str("total")
+      ->type_name("ORDER");
+  cmd->add_option("--threads", check.threads, "CPU threads (default: every core)")
+      ->check(thread_count_check())
+      ->type_name("N");
+  cmd->add_option("--progress", raw.progress, "Progress on standard error: auto (when it is a terminal), always, never")
+      ->capture_default_str()
+      ->type_name("MODE");
+  apply_value_rules(*cmd);
 }
 
 // Runs `body` with oneTBB limited to `threads` (0: no limit).
@@ -171,8 +161,12 @@ int with_threads(unsigned threads, F&& body) {
 
 // Sets COMMAND to the subcommand's name once the command line is parsed.
 int dispatch(int argc, char** argv, std::string& command) {
-  CLI::App app{"rmgsort: sorts binary files of fixed-width keys or records on every GPU of the machine, or on the CPU"};
-  app.set_version_flag("--version", "rmgsort " RMGSORT_VERSION);
+  // Named, so that the usage lines say "rmgsort" whatever path it was started by (help2man reads them).
+  CLI::App app{"rmgsort: sorts binary files of fixed-width keys or records on every GPU of the machine, or on the CPU",
+               "rmgsort"};
+  // Printed by print_version() below, not by CLI11: it asks the CUDA driver what it has.
+  app.set_version_flag("--version", std::string(),
+                       "Print the version, the CUDA runtime and driver versions and the GPUs rmgsort sees, and exit");
   app.require_subcommand(1);
   app.footer(kExitCodesHelp);
   SortOptions sort;
@@ -194,9 +188,11 @@ int dispatch(int argc, char** argv, std::string& command) {
   }
   try {
     app.parse(argc, argv);
+  } catch (const CLI::CallForVersion&) {
+    return print_version();
   } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
-    std::fprintf(stderr, "rmgsort: %s\nRun 'rmgsort --help' or 'rmgsort COMMAND --help' for usage.\n", e.what());
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help
+    std::fputs(usage_error_text(app, e).c_str(), stderr);
     return kExitError;
   }
 
@@ -229,6 +225,9 @@ int dispatch(int argc, char** argv, std::string& command) {
     if (!generate.count && !generate.size) throw Error("generate: one of --count or --size is required");
     return with_threads(generate.threads, [&] { return run_generate(generate); });
   }
+  const CLI::App& check_command = *app.get_subcommand("check");
+  if (check_command.count("--original") > 0 && check_command.count("--input") > 0)
+    throw Error("--input: the former name of --original, which is given too");
   if (!raw.type.empty()) check.type = key_spec_option(raw.type);
   if (!raw.record_size.empty()) {
     check.record_size = byte_count_option(raw.record_size, "--record-size");
@@ -236,7 +235,8 @@ int dispatch(int argc, char** argv, std::string& command) {
   }
   if (!raw.key_offset.empty()) check.key_offset = byte_count_option(raw.key_offset, "--key-offset");
   check.record_options_given = !raw.record_size.empty() || !raw.key_offset.empty();
-  return run_check(check);
+  check.progress = progress_option(raw.progress);
+  return with_threads(check.threads, [&] { return run_check(check); });
 }
 
 }  // namespace

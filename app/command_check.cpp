@@ -1,8 +1,9 @@
-// rmgsort check: streams FILE (any size) once, checking the order of its keys (records), counting the
-// records whose key equals the previous one's and computing its checksum; with --input streams
-// ORIGINAL too and compares the checksums (of whole records: count and content). One summary line on
-// stdout. A .npy FILE or ORIGINAL (app/check_input.hpp) is checked by its data: the header gives
-// FILE's records, and the checksums compare records, never headers.
+// rmgsort check: streams FILE (any size) once, checking the order of its keys (records) in the
+// order -r and --float-order name, counting the records whose key equals the previous one's and
+// computing its checksum; with --original streams ORIGINAL too and compares the checksums (of whole
+// records: count and content). One summary line on stdout, which names the first record out of
+// order, where it lies and both keys. A .npy FILE or ORIGINAL (app/check_input.hpp) is checked by
+// its data: the header gives FILE's records, and the checksums compare records, never headers.
 #include <cstdio>
 #include <optional>
 #include <string>
@@ -11,8 +12,10 @@
 #include "app/commands.hpp"
 #include "core/error.hpp"
 #include "host/checksum.hpp"
+#include "host/key_format.hpp"
 #include "host/order_check.hpp"
 #include "io/standard_descriptors.hpp"
+#include "report/progress.hpp"
 
 namespace rmgsort {
 namespace {
@@ -38,13 +41,33 @@ RecordLayout file_layout(const CheckInput& file, const CheckOptions& options) {
   return record_layout_option(*options.type, options.record_size, options.key_offset);
 }
 
+// "ascending order", or for floating-point keys checked in IEEE order "ascending order (--float-order ieee)".
+std::string order_text(const CheckOptions& options, const RecordLayout& layout) {
+  std::string text = options.order == SortOrder::ascending ? "ascending order" : "descending order";
+  if (options.float_order == FloatOrder::ieee && (layout.key_type == KeyType::f32 || layout.key_type == KeyType::f64))
+    text += " (--float-order ieee)";
+  return text;
+}
+
+// "key 4 of 6 u32 keys is out of order (4 after 5, at byte offset 16)", or "record 2 of 4 13-byte
+// records (u64 key at offset 3) is out of order (key 0 after 11, at byte offset 26)". The offset is
+// the record's first byte in FILE: past a .npy header, whose DATA_START bytes come first.
+std::string disorder_text(const Disorder& disorder, std::uint64_t records, const RecordLayout& layout,
+                          std::uint64_t data_start) {
+  const KeySpec key = layout.key();
+  return std::string(layout.is_bare_key() ? "key " : "record ") + std::to_string(disorder.index) + " of " +
+         count_of(records, layout) + " is out of order (" + (layout.is_bare_key() ? "" : "key ") +
+         format_key(disorder.key.data(), key) + " after " + format_key(disorder.previous.data(), key) +
+         ", at byte offset " + std::to_string(data_start + disorder.index * layout.record_size) + ")";
+}
+
 // A raw ORIGINAL must hold whole records of LAYOUT, a .npy one records of the same size (the
 // checksums compare records' bytes, whatever the headers say of them).
 void check_original(const CheckInput& original, const RecordLayout& layout, const std::string& file_name) {
   const std::string name = original.name();
   if (original.npy) {
     if (original.npy->item_size != layout.record_size)
-      throw Error("--input " + name + ": its .npy items are " + std::to_string(original.npy->item_size) +
+      throw Error("--original " + name + ": its .npy items are " + std::to_string(original.npy->item_size) +
                   " bytes, the records of " + file_name + " " + std::to_string(layout.record_size) + " bytes");
   } else if (original.file.regular) {
     (void)layout.whole_records(name, original.file.size);
@@ -55,14 +78,13 @@ void check_original(const CheckInput& original, const RecordLayout& layout, cons
 
 int run_check(const CheckOptions& options) {
   if (options.file == "-" && options.original == "-")
-    throw Error("check: FILE and --input cannot both be standard input");
+    throw Error("check: FILE and --original cannot both be standard input");
   if ((options.file == "-" || options.original == "-") && hold_closed_standard_descriptors().input)
     throw Error("standard input is closed: give the file's name");
-  // Both are opened (and their headers read) before either's records are, so that a bad --input is
-  // refused at once.
-  // Both are opened before either is read: FILE may be a FIFO whose writer waits for ORIGINAL to
-  // be open. A character device is refused as "not a file of keys" when the options describe bare
-  // keys, else "of records".
+  // Both are opened (and their headers read) before either's records are, so that a bad --original
+  // is refused at once, and as FILE may be a FIFO whose writer waits for ORIGINAL to be open. A
+  // character device is refused as "not a file of keys" when the options describe bare keys, else
+  // "of records".
   const bool bare = options.type && !options.key_field &&
                     record_layout_option(*options.type, options.record_size, options.key_offset).is_bare_key();
   const char* what = bare ? "keys" : "records";
@@ -76,33 +98,37 @@ int run_check(const CheckOptions& options) {
     read_check_header(*original_file);
     check_original(*original_file, layout, file.name());
   }
-  OrderChecker order(layout, options.order);
+  const std::string name = file.name();
+  Progress progress(options.progress);
+  progress.phase("checking " + name, file.file.regular ? file.file.size : 0);
+  OrderChecker order(layout, options.order, options.float_order);
   KeyChecksum checksum;
   const std::uint64_t records = stream_check_records(file, layout, [&](const std::byte* data, std::size_t bytes) {
     order.feed(data, bytes);
     checksum += checksum_records(data, bytes, layout.record_size);
+    progress.advance(bytes);
   });
-  const std::string name = file.name();
-  const std::string order_name = options.order == SortOrder::ascending ? "ascending" : "descending";
 
   // "OK NAME: 6 u32 keys in ascending order; 1 duplicate keys; checksum HEX[; a permutation of ORIGINAL]"
   std::string summary = name + ": ";
   bool ok = true;
-  if (const auto at = order.first_disorder()) {
+  if (const auto& disorder = order.disorder()) {
     ok = false;
-    summary += "NOT in " + order_name + " order: " + (layout.is_bare_key() ? "key " : "record ") +
-               std::to_string(*at) + " of " + count_of(records, layout) + " is out of order";
+    summary += "NOT in " + order_text(options, layout) + ": " +
+               disorder_text(*disorder, records, layout, file.npy ? file.npy->header_bytes : 0);
   } else {
-    summary += count_of(records, layout) + " in " + order_name + " order";
+    summary += count_of(records, layout) + " in " + order_text(options, layout);
   }
   summary += "; " + std::to_string(order.duplicate_keys()) + " duplicate keys; checksum " + checksum.hex();
 
-  if (options.original) {
+  if (original_file) {
+    const std::string original_name = original_file->name();
+    progress.phase("checksumming " + original_name, original_file->file.regular ? original_file->file.size : 0);
     KeyChecksum original;
     stream_check_records(*original_file, layout, [&](const std::byte* data, std::size_t bytes) {
       original += checksum_records(data, bytes, layout.record_size);
+      progress.advance(bytes);
     });
-    const std::string original_name = original_file->name();
     if (original == checksum) {
       summary += "; a permutation of " + original_name;
     } else {
@@ -111,6 +137,7 @@ int run_check(const CheckOptions& options) {
                  (layout.is_bare_key() ? " keys" : " records") + ", checksum " + original.hex() + ")";
     }
   }
+  progress.finish();  // the line erased before the summary goes out (standard error may be standard output)
   std::printf("%s %s\n", ok ? "OK" : "FAIL", summary.c_str());
   std::fflush(stdout);
   return ok ? kExitOk : kExitCheckFailed;

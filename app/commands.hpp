@@ -10,6 +10,7 @@
 #include "core/key_order.hpp"
 #include "core/key_type.hpp"
 #include "core/record_layout.hpp"
+#include "host/order_check.hpp"
 
 namespace rmgsort {
 
@@ -61,8 +62,11 @@ struct CheckOptions {
   std::uint64_t key_offset = 0;
   bool record_options_given = false;     // --record-size or --key-offset was given
   std::optional<std::string> key_field;  // --key: the field of a structured .npy FILE
-  std::optional<std::string> original;   // --input
+  std::optional<std::string> original;   // --original (or its old name --input)
   SortOrder order = SortOrder::ascending;
+  FloatOrder float_order = FloatOrder::total;  // --float-order
+  unsigned threads = 0;                        // --threads; 0: every core
+  ProgressMode progress = ProgressMode::automatic;
 };
 
 // Each returns an exit code; errors are thrown as rmgsort::Error.

@@ -38,6 +38,29 @@ GpuInfo gpu_info(int ordinal) {
   return info;
 }
 
+CudaSummary cuda_summary() {
+  CudaSummary summary;
+  summary.built_with_cuda = true;
+  summary.architectures = RMGSORT_CUDA_ARCHITECTURES;
+  RMGSORT_CUDA_TRY(cudaRuntimeGetVersion(&summary.runtime_version));
+  RMGSORT_CUDA_TRY(cudaDriverGetVersion(&summary.driver_version));  // 0, and success, without a driver
+  if (summary.driver_version == 0) return summary;
+  int count = 0;
+  const cudaError_t status = cudaGetDeviceCount(&count);
+  if (status == cudaErrorInsufficientDriver || status == cudaErrorNoDevice) {
+    (void)cudaGetLastError();  // an answer, not a fault: clear it
+    summary.driver_too_old = status == cudaErrorInsufficientDriver;
+    return summary;
+  }
+  RMGSORT_CUDA_TRY(status);
+  for (int ordinal = 0; ordinal < count; ++ordinal) {
+    cudaDeviceProp properties{};
+    RMGSORT_CUDA_TRY(cudaGetDeviceProperties(&properties, ordinal));
+    summary.gpus.push_back({ordinal, properties.name, properties.totalGlobalMem, properties.major, properties.minor});
+  }
+  return summary;
+}
+
 int multiprocessor_count(int ordinal) {
   static std::mutex mutex;
   static std::map<int, int> counts;  // by ordinal: only successful queries are kept

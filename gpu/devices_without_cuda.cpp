@@ -12,6 +12,8 @@ GpuInfo gpu_info(int ordinal) {
   throw Error("GPU " + std::to_string(ordinal) + ": this rmgsort was built without CUDA");
 }
 
+CudaSummary cuda_summary() { return CudaSummary{}; }  // built_with_cuda: false
+
 int multiprocessor_count(int ordinal) {
   throw Error("GPU " + std::to_string(ordinal) + ": this rmgsort was built without CUDA");
 }

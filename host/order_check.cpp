@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <utility>
 
 #include "core/error.hpp"
 #include "core/record_rank.hpp"
@@ -90,6 +91,21 @@ OrderScan scan_records(const Rank& rank, const std::byte* records, std::size_t n
       combine);
 }
 
+// A floating-point key under FloatOrder::ieee: KeyOrder's rank of the key with -0.0 read as +0.0,
+// so that both zeros rank the same and every NaN ranks after every number (in both directions).
+template <class T, SortOrder kOrder>
+struct IeeeNumberRank {
+  std::size_t key_offset = 0;
+
+  [[nodiscard]] int words() const { return 1; }
+  [[nodiscard]] std::uint64_t word(const std::byte* record, int /*w*/) const {
+    T key;
+    std::memcpy(&key, record + key_offset, sizeof(T));
+    if (key == T(0)) key = T(0);  // -0.0 == 0.0
+    return KeyOrder<T, kOrder>::rank(key);
+  }
+};
+
 // LAYOUT as the checks rank it: every NaN the same.
 RecordLayout checked_layout(RecordLayout layout) {
   RMGSORT_EXPECTS(layout.valid(), "order check: the key must fit the record");
@@ -97,40 +113,66 @@ RecordLayout checked_layout(RecordLayout layout) {
   return layout;
 }
 
+// Calls f(rank) with the rank a check compares LAYOUT's keys by (LAYOUT as checked_layout() gives it).
+template <class F>
+decltype(auto) visit_check_rank(const RecordLayout& layout, SortOrder order, FloatOrder float_order, F&& f) {
+  if (float_order == FloatOrder::ieee && (layout.key_type == KeyType::f32 || layout.key_type == KeyType::f64)) {
+    const auto with_type = [&]<class T>() -> decltype(auto) {
+      if (order == SortOrder::ascending) return f(IeeeNumberRank<T, SortOrder::ascending>{layout.key_offset});
+      return f(IeeeNumberRank<T, SortOrder::descending>{layout.key_offset});
+    };
+    if (layout.key_type == KeyType::f32) return with_type.template operator()<float>();
+    return with_type.template operator()<double>();
+  }
+  return visit_rank(layout, order, std::forward<F>(f));
+}
+
 }  // namespace
 
-OrderScan scan_order(const std::byte* records, std::size_t n, const RecordLayout& layout, SortOrder order) {
-  return visit_rank(checked_layout(layout), order,
-                    [&](const auto& rank) { return scan_records(rank, records, n, layout.record_size); });
+OrderScan scan_order(const std::byte* records, std::size_t n, const RecordLayout& layout, SortOrder order,
+                     FloatOrder float_order) {
+  return visit_check_rank(checked_layout(layout), order, float_order,
+                          [&](const auto& rank) { return scan_records(rank, records, n, layout.record_size); });
 }
 
 std::optional<std::size_t> find_disorder(const std::byte* records, std::size_t n, const RecordLayout& layout,
-                                         SortOrder order) {
-  const OrderScan scan = scan_order(records, n, layout, order);
+                                         SortOrder order, FloatOrder float_order) {
+  const OrderScan scan = scan_order(records, n, layout, order, float_order);
   if (!scan.first_disorder) return std::nullopt;
   return std::size_t(*scan.first_disorder);
 }
 
-OrderChecker::OrderChecker(const RecordLayout& layout, SortOrder order) : layout_(checked_layout(layout)), order_(order) {}
+OrderChecker::OrderChecker(const RecordLayout& layout, SortOrder order, FloatOrder float_order)
+    : layout_(checked_layout(layout)), order_(order), float_order_(float_order) {}
 
 void OrderChecker::feed(const std::byte* data, std::uint64_t bytes) {
   const std::size_t size = layout_.record_size;
   RMGSORT_EXPECTS(bytes % size == 0, "order check fed a partial record");
   const std::uint64_t n = bytes / size;
   if (n == 0) return;
-  visit_rank(layout_, order_, [&](const auto& rank) {
+  const std::byte* keys = data + layout_.key_offset;  // record i's key at keys + i * size
+  const auto note_disorder = [&](std::uint64_t i, const std::byte* previous, const std::byte* key) {
+    disorder_ = Disorder{records_seen_ + i, {}, {}};
+    std::memcpy(disorder_->previous.data(), previous, layout_.key_size);
+    std::memcpy(disorder_->key.data(), key, layout_.key_size);
+    scan_.first_disorder = disorder_->index;
+  };
+  visit_check_rank(layout_, order_, float_order_, [&](const auto& rank) {
     if (records_seen_ > 0) {  // the pair across the chunk boundary: the kept key against the first record
       auto kept = rank;
       kept.key_offset = 0;
       const int c = compare_keys(rank, data, kept, last_key_.data());
       if (c == 0) ++scan_.duplicate_keys;
-      if (c < 0 && !scan_.first_disorder) scan_.first_disorder = records_seen_;
+      if (c < 0 && !disorder_) note_disorder(0, last_key_.data(), keys);
     }
     const OrderScan chunk = scan_records(rank, data, std::size_t(n), size);
-    if (chunk.first_disorder && !scan_.first_disorder) scan_.first_disorder = records_seen_ + *chunk.first_disorder;
+    if (chunk.first_disorder && !disorder_) {
+      const std::uint64_t i = *chunk.first_disorder;
+      note_disorder(i, keys + (i - 1) * size, keys + i * size);
+    }
     scan_.duplicate_keys += chunk.duplicate_keys;
   });
-  std::memcpy(last_key_.data(), data + (n - 1) * size + layout_.key_offset, layout_.key_size);
+  std::memcpy(last_key_.data(), keys + (n - 1) * size, layout_.key_size);
   records_seen_ += n;
 }
 

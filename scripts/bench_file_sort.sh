@@ -3,7 +3,7 @@
 # there is none), beside `cat FILE > /dev/null` measured in the same run. Prints a table with the
 # wall time split into read, GPU allocation, sort and write (from --stats). Nothing here is a test.
 # Usage: scripts/bench_file_sort.sh [COUNT] [TYPE] [DIR]   (default 4G u32 in /dev/shm: 16 GB)
-# Binaries: $RMGSORT (default build/app/rmgsort; scripts/gpu_host_run.sh sets it on the GPU machine).
+# Binaries: $RMGSORT (default build/app/rmgsort; scripts/gpu_host_run.sh sets it on a GPU host).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 rmgsort=${RMGSORT:-$root/build/app/rmgsort}

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The in-core sort's targets, measured in one run on the GPU machine; prints one markdown table
+# The in-core sort's targets, measured in one run on a GPU host; prints one markdown table
 # (nothing here is a test). From a build machine: scripts/gpu_host_bundle.sh, then on the GPU host
 # (with .gpu-host/ copied there):
 #   scripts/gpu_host_run.sh scripts/bench_in_core.sh [REPEATS]
@@ -224,7 +224,7 @@ fi
   echo
   echo "Host memory to host memory; times in ms, the median of $repeats runs after one warm-up. Phases:"
   echo "copy in / histogram / scatter / swap / sort + copy out, the slowest GPU, from InCoreStats. Allocation:"
-  echo "building the sorter (plan apart). Peer: RMG sort's figure on 4 H200s (shared/ANCHORS.md), only where N is the target."
+  echo "building the sorter (plan apart). Peer: the RMG sort's own figure on 4 H200s, only where N is the target."
   echo
   echo "| case | GPUs | keys | ms | G keys/s | vs baseline | allocation ms | phases ms | peer ms |"
   echo "|---|---|---|---|---|---|---|---|---|"

@@ -12,7 +12,7 @@
 #   defaults: 8G u64 /dev/shm 8G (8e9 keys = 64 GB: at least 4 rounds on 4 GPUs of 8 GiB each)
 # Needs host memory for twice the keys (three times on tmpfs, which holds the files), and room in
 # DIR for two files of the keys' size.
-# Binaries: $RMGSORT (default build/app/rmgsort; scripts/gpu_host_run.sh sets it on the GPU machine).
+# Binaries: $RMGSORT (default build/app/rmgsort; scripts/gpu_host_run.sh sets it on a GPU host).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 rmgsort=${RMGSORT:-$root/build/app/rmgsort}

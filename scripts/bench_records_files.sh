@@ -5,7 +5,7 @@
 # beside `cp` of the same file in the same run. Prints a table; nothing here is a test. The output is
 # checked (rmgsort check --input).
 # Usage: scripts/bench_records_files.sh [COUNT] [ROUNDS] [DIR]   (default 300M records: 30 GB)
-# Binaries: $RMGSORT (default build/app/rmgsort; scripts/gpu_host_run.sh sets it on the GPU machine).
+# Binaries: $RMGSORT (default build/app/rmgsort; scripts/gpu_host_run.sh sets it on a GPU host).
 # Memory: the input and the output in DIR, and rmgsort's --host-memory (HOST_MEMORY, default: what
 # /proc/meminfo says is available less both files and 8 GiB).
 set -euo pipefail

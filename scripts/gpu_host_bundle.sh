@@ -4,7 +4,7 @@
 # .git/info/exclude; copy .gpu-host/ to the GPU host with the tree):
 #   .gpu-host/bin  rmgsort, the test executables and the benchmarks
 #   .gpu-host/lib  libtbb.so.12 (+ tbbmalloc) and libnuma.so.1; liburing is linked statically
-# On the GPU machine, scripts/gpu_host_run.sh sets LD_LIBRARY_PATH and runs them.
+# On the GPU host, scripts/gpu_host_run.sh sets LD_LIBRARY_PATH and runs them.
 # Arguments are passed to CMake: -DRMGSORT_FAULT_INJECTION=ON builds the tests' fault hook
 # (tests/e2e/gpu_faults_test.sh and gpu_faults_test skip without it); never for production use.
 set -euo pipefail

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Run ON the GPU machine, from the repository root, over a bundle made by scripts/gpu_host_bundle.sh:
+# Run on the GPU host, from the repository root, over a bundle made by scripts/gpu_host_bundle.sh:
 #   scripts/gpu_host_run.sh tests [GTEST_FILTER]   every test executable (77 = skipped) + end-to-end tests
 #   scripts/gpu_host_run.sh CMD ARGS...            any command with the bundle's environment
 # Logs go to $RMGSORT_LOG_DIR when it is set.
@@ -8,7 +8,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 export LD_LIBRARY_PATH="$root/.gpu-host/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export PATH="$root/.gpu-host/bin:$PATH"
 export RMGSORT="$root/.gpu-host/bin/rmgsort"
-export NCCL_NVLS_ENABLE=0  # never NVLink multicast on the shared machines
+export NCCL_NVLS_ENABLE=0  # any NCCL program run through this script leaves NVLink multicast off
 log_dir=${RMGSORT_LOG_DIR:-/tmp}
 
 if [[ ${1:-} != tests ]]; then

@@ -75,8 +75,75 @@ sort_error "--threads abc" "--threads" sort "$IN/keys.bin" -o @OUT@ -t u32 --thr
 sort_error "unknown --progress mode" "--progress;sometimes" sort "$IN/keys.bin" -o @OUT@ -t u32 --progress sometimes
 sort_error "unknown option" "--frobnicate" sort "$IN/keys.bin" -o @OUT@ -t u32 --frobnicate
 sort_error "two inputs" "extra.bin" sort "$IN/keys.bin" "$IN/extra.bin" -o @OUT@ -t u32
-sort_error "no subcommand" "subcommand" -t u32
+sort_error "no subcommand" "unknown option -t;follow the command: sort, generate or check" -t u32
 sort_error "unknown subcommand" "shuffle" shuffle "$IN/keys.bin"
+
+# usage_error DESC MESSAGE HINT ARG...: `rmgsort ARG...` exits 2 with exactly two lines on stderr,
+# MESSAGE and HINT, in rmgsort's words (CLI11's own texts, such as "At Most 1 required but received
+# 2", never show), nothing on stdout and no file created in the working directory.
+usage_error() {
+  local desc=$1 message=$2 hint=$3
+  shift 3
+  begin "usage: $desc: exit 2, '$message'"
+  local dir=$WORK/usage
+  rm -rf "$dir" && mkdir -p "$dir" && cd "$dir" || exit 2
+  rmg "$@"
+  cd "$WORK" || exit 2
+  expect_rc 2
+  expect_stdout_empty
+  [[ "$(cat "$WORK/stderr")" == "$message"$'\n'"$hint" ]] ||
+    fail "stderr is not exactly '$message' + '$hint'"
+  [[ -z "$(ls -A "$dir")" ]] || fail "files were created: $(ls -A "$dir")"
+  end
+}
+
+echo "== usage errors, in rmgsort's words"
+SORT_HINT="Run 'rmgsort sort --help' for its options."
+GENERATE_HINT="Run 'rmgsort generate --help' for its options."
+CHECK_HINT="Run 'rmgsort check --help' for its options."
+MAIN_HINT="Run 'rmgsort --help' for usage."
+usage_error "-o twice" "rmgsort: -o/--output given 2 times (expected one FILE)" "$SORT_HINT" \
+  sort "$IN/keys.bin" -t u32 -o a -o b
+usage_error "--gpus twice" "rmgsort: --gpus given 2 times (expected one LIST)" "$SORT_HINT" \
+  sort "$IN/keys.bin" -t u32 --gpus all --gpus none
+usage_error "-t three times" "rmgsort: -t/--type given 3 times (expected one TYPE)" "$SORT_HINT" \
+  sort "$IN/keys.bin" -t u32 -t u64 --type u32
+usage_error "--threads twice (generate)" "rmgsort: --threads given 2 times (expected one N)" "$GENERATE_HINT" \
+  generate -o out -t u32 --count 1 --threads 1 --threads 2
+usage_error "-o without its value" "rmgsort: -o/--output needs a value (FILE)" "$SORT_HINT" sort "$IN/keys.bin" -t u32 -o
+usage_error "--input without its value" "rmgsort: --input needs a value (ORIGINAL)" "$CHECK_HINT" check "$IN/keys.bin" --input
+usage_error "--threads= (no value)" "rmgsort: --threads needs a value (N)" "$SORT_HINT" sort "$IN/keys.bin" --threads=
+usage_error "unknown option" "rmgsort: sort has no option --frobnicate" "$SORT_HINT" sort "$IN/keys.bin" --frobnicate
+usage_error "unknown option of check" "rmgsort: check has no option --output" "$CHECK_HINT" check "$IN/keys.bin" --output x
+usage_error "unknown option before the command" \
+  "rmgsort: unknown option --frobnicate (options follow the command: sort, generate or check)" "$MAIN_HINT" --frobnicate
+usage_error "--count and --size" "rmgsort: --count and --size exclude each other (generate takes one of them)" \
+  "$GENERATE_HINT" generate -o out -t u32 --count 10 --size 1K
+usage_error "no command" "rmgsort: no command given (expected sort, generate or check)" "$MAIN_HINT"
+usage_error "a second input" "rmgsort: unexpected argument 'b.bin' (sort takes one INPUT)" "$SORT_HINT" \
+  sort a.bin b.bin -t u32
+usage_error "a second FILE to check" "rmgsort: unexpected argument 'b.bin' (check takes one FILE)" "$CHECK_HINT" \
+  check a.bin b.bin -t u32
+usage_error "a positional for generate" "rmgsort: unexpected argument 'extra' (generate takes options only)" \
+  "$GENERATE_HINT" generate -o out -t u32 --count 1 extra
+usage_error "generate without -o" "rmgsort: generate needs -o/--output FILE" "$GENERATE_HINT" generate -t u32 --count 1
+usage_error "generate without -t" "rmgsort: generate needs -t/--type TYPE" "$GENERATE_HINT" generate -o out --count 1
+usage_error "check without FILE" "rmgsort: check needs FILE" "$CHECK_HINT" check -t u32
+usage_error "--threads abc" "rmgsort: --threads: 'abc' is not a whole number from 1 to 4096" "$SORT_HINT" \
+  sort "$IN/keys.bin" -t u32 --threads abc
+usage_error "--threads 0" "rmgsort: --threads: '0' is not a whole number from 1 to 4096" "$SORT_HINT" \
+  sort "$IN/keys.bin" -t u32 --threads 0
+usage_error "--threads -1" "rmgsort: --threads: '-1' is not a whole number from 1 to 4096" "$SORT_HINT" \
+  sort "$IN/keys.bin" -t u32 --threads -1
+usage_error "--threads 5000 (generate)" "rmgsort: --threads: '5000' is not a whole number from 1 to 4096" \
+  "$GENERATE_HINT" generate -o out -t u32 --count 1 --threads 5000
+usage_error "--verify=yes" "rmgsort: --verify takes no value" "$SORT_HINT" sort "$IN/keys.bin" -t u32 --verify=yes
+usage_error "--descending=abc" "rmgsort: -r/--descending takes no value" "$SORT_HINT" \
+  sort "$IN/keys.bin" -t u32 --descending=abc
+usage_error "--descending=1 (check)" "rmgsort: -r/--descending takes no value" "$CHECK_HINT" \
+  check "$IN/keys.bin" -t u32 --descending=1
+usage_error "empty --host-memory" "rmgsort: --host-memory: empty value" "$SORT_HINT" \
+  sort "$IN/keys.bin" -t u32 --host-memory ''
 
 echo "== --host-memory limits (a 4000-byte file: 8000 bytes sort it in memory on the CPU; below 16 KiB it cannot even spill)"
 sort_error "4000-byte file with --host-memory 7999" "keys.bin;--host-memory" sort "$IN/keys.bin" -o @OUT@ -t u32 --gpus none --host-memory 7999

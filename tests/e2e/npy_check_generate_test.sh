@@ -150,13 +150,13 @@ expect_stderr "stdin:" "dimensions"
 expect_stdout_empty
 end
 
-begin "--input: a malformed .npy ORIGINAL and one of another item size are exit 2 naming it"
+begin "--input (--original's former name): a malformed .npy ORIGINAL and one of another item size are exit 2 naming it"
 rmg check "$D/refused/whole.npy" --input "$D/refused/truncated.npy"
 expect_rc 2
 expect_stderr "$D/refused/truncated.npy" "inside its .npy header"
 rmg check "$D/refused/whole.npy" --input "$D/one.npy"
 expect_rc 2
-expect_stderr "--input $D/one.npy" "4 bytes" "8 bytes"
+expect_stderr "--original $D/one.npy" "4 bytes" "8 bytes"
 expect_stdout_empty
 end
 

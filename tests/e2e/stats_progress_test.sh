@@ -22,7 +22,7 @@ expect_stats() {
   shift
   [[ $file == - ]] && file=$WORK/stdout
   why=$(python3 "$KEYS_PY" stats "$file" "$@") || fail "stats $file: $why"
-  # The brief's own acceptance check: it parses as JSON.
+  # Whatever keys.py checks, the file must parse as JSON for any consumer.
   python3 -c 'import json,sys; json.load(sys.stdin)' <"$file" 2>/dev/null || fail "stats $file does not parse as JSON"
 }
 

@@ -30,6 +30,26 @@ TEST(DevicesTest, EveryDeviceReportsItsMultiprocessorsOnceAndForAll) {
   }
 }
 
+// rmgsort --version's view: every device, as gpu_info sees it, with a compute capability, and a
+// driver new enough for the linked runtime.
+TEST(DevicesTest, CudaSummaryListsEveryDevice) {
+  const CudaSummary summary = cuda_summary();
+  EXPECT_TRUE(summary.built_with_cuda);
+  EXPECT_FALSE(summary.architectures.empty());
+  EXPECT_GT(summary.runtime_version, 0);
+  EXPECT_GT(summary.driver_version, 0);
+  EXPECT_FALSE(summary.driver_too_old);
+  ASSERT_EQ(summary.gpus.size(), std::size_t(cuda_device_count()));
+  for (std::size_t i = 0; i < summary.gpus.size(); ++i) {
+    const CudaSummary::Gpu& gpu = summary.gpus[i];
+    EXPECT_EQ(gpu.ordinal, int(i));
+    const GpuInfo info = gpu_info(gpu.ordinal);
+    EXPECT_EQ(gpu.name, info.name);
+    EXPECT_GE(gpu.total_memory, info.free_memory) << "GPU " << i;
+    EXPECT_GE(gpu.major, 1) << "GPU " << i;
+  }
+}
+
 }  // namespace
 }  // namespace rmgsort
 
