@@ -14,6 +14,7 @@
 
 #include "app/cli_messages.hpp"
 #include "app/commands.hpp"
+#include "app/error_message.hpp"
 #include "app/option_values.hpp"
 #include "app/version.hpp"
 #include "report/size_parse.hpp"
@@ -34,12 +35,6 @@ constexpr const char* kTypeHelp =
 constexpr const char* kRecordSizeHelp =
     "Bytes per record (default: the key's width): the input is fixed-size records, each holding a key";
 constexpr const char* kKeyOffsetHelp = "Where the key lies in each record, in bytes (default 0)";
-
-// What a user can do when memory cannot be had: only sort has --host-memory to lower.
-std::string memory_hint(std::string_view command) {
-  if (command == "sort") return "lower --host-memory below the process's memory limit, `ulimit -v`, or free memory";
-  return "raise the process's memory limit, `ulimit -v`, or free memory";
-}
 
 // Text of the options whose conversion may fail with our own messages (CLI11 only collects them).
 struct RawOptions {
@@ -253,16 +248,8 @@ int run_command_line(int argc, char** argv) {
     // output opened as descriptor 2 would receive the error messages).
     (void)hold_closed_standard_descriptors();
     return dispatch(argc, argv, command);
-  } catch (const Error& e) {
-    if (e.error_number() == ENOMEM) {
-      std::fprintf(stderr, "rmgsort: %s (%s)\n", e.what(), memory_hint(command).c_str());
-    } else {
-      std::fprintf(stderr, "rmgsort: %s\n", e.what());
-    }
-  } catch (const std::bad_alloc&) {
-    std::fprintf(stderr, "rmgsort: out of memory (%s)\n", memory_hint(command).c_str());
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "rmgsort: unexpected error: %s\n", e.what());
+    std::fprintf(stderr, "rmgsort: %s\n", error_message(e, command).c_str());
   }
   return kExitError;
 }

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "app/commands.hpp"
+#include "app/error_message.hpp"
 #include "app/gpu_choice.hpp"
 #include "app/sort_input.hpp"
 #include "app/sort_report.hpp"
@@ -133,13 +134,13 @@ PlanRequest plan_request(const SortOptions& options, const Validated& validated,
 }
 
 // Reads what the plan keeps in memory (a stream first, and plans it then) and runs the plan's
-// driver. `plan` is a file's plan, or empty for a stream. What precedes the records in the outputs
-// (a .npy header) is written once the input is known to be what it says: read whole, or, through
-// spill files, a file (its size checked) or a stream (its length checked before any record is written).
-SortReport execute(const SortOptions& options, const PlanRequest& request, const SortInput& sort_input,
-                   std::optional<SortPlan>& plan, SortRun& run) {
+// driver, recording the read and the driver's outcome in `report` as each ends. `plan` is a file's
+// plan, or empty for a stream. What precedes the records in the outputs (a .npy header) is written
+// once the input is known to be what it says: read whole, or, through spill files, a file (its size
+// checked) or a stream (its length checked before any record is written).
+void execute(const SortOptions& options, const PlanRequest& request, const SortInput& sort_input,
+             std::optional<SortPlan>& plan, SortRun& run, SortReport& report) {
   const InputFile& input = sort_input.file;
-  SortReport report;
   Stopwatch phase;  // the phases start here; validation and device discovery count in wall time only
   KeysInMemory keys;
   const bool reads = !plan || plan->path != SortPath::spill;  // a spilled file is read by its passes
@@ -165,24 +166,31 @@ SortReport execute(const SortOptions& options, const PlanRequest& request, const
       report.outcome = sort_through_spill(*plan, input, std::move(keys.keys), options.temp_dir, run);
       break;
   }
-  return report;
 }
 
-}  // namespace
+// A failed run's statistics (README.md, --stats). Should they not be written, standard error says
+// so, and the run still ends with its own error.
+void write_failure_stats(StatsOutput& stats, const SortOptions& options, const std::optional<SortPlan>& plan,
+                         const SortReport& report) noexcept {
+  try {
+    stats.write_failure(sort_stats_json(options, plan ? &*plan : nullptr, report));
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "rmgsort: %s (the failed run's statistics were not written)\n", e.what());
+  }
+}
 
-int run_sort(const SortOptions& options) {
-  Stopwatch wall;
-  // Before any file is opened: a closed standard descriptor must not become one of ours.
-  const ClosedStandardDescriptors closed = hold_closed_standard_descriptors();
-  const Validated validated = validate(options, closed);
-  StatsOutput stats(options.stats);
+// Everything after validation: opens, plans, sorts, writes the statistics and commits. `report`
+// and `plan` record what the run reached, for the statistics of a run that throws.
+int sort_and_commit(const SortOptions& options, const Validated& validated, const Stopwatch& wall, StatsOutput& stats,
+                    std::optional<SortPlan>& plan, SortReport& report) {
   const SortInput sort_input = open_sort_input(options);
   const InputFile& input = sort_input.file;
-  std::vector<int> gpus_selected;
-  const PlanRequest request = plan_request(options, validated, sort_input.layout, gpus_selected);
+  report.input_format = sort_input.format();
+  report.layout = sort_input.layout;
+  if (sort_input.npy && sort_input.npy->structured) report.key_field = options.key_field;
+  const PlanRequest request = plan_request(options, validated, sort_input.layout, report.gpus);
   // A file is planned from its size (its data's), before anything is created; a stream once its
   // prefix is read.
-  std::optional<SortPlan> plan;
   if (input.regular) plan = plan_file(request, input.size);
   // "" when only the positions are written (--index-output without -o).
   std::optional<OutputFile> output, index;
@@ -198,34 +206,57 @@ int run_sort(const SortOptions& options) {
     run.index_fd = index->fd();
     run.index_name = writer_name(*index);
   }
-  SortReport report = execute(options, request, sort_input, plan, run);
+  execute(options, request, sort_input, plan, run, report);
   progress.finish();
-  if (!report.outcome.verify_failure.empty()) {
-    std::fprintf(stderr, "rmgsort: %s: --verify failed: %s; the output was not committed\n",
-                 (output ? output->display_name() : index->display_name()).c_str(),
-                 report.outcome.verify_failure.c_str());
+  if (!report.outcome->verify_failure.empty()) {
+    const std::string message = (output ? output->display_name() : index->display_name()) + ": --verify failed: " +
+                                report.outcome->verify_failure + "; the output was not committed";
+    std::fprintf(stderr, "rmgsort: %s\n", message.c_str());
+    report.end = RunEnd{kExitCheckFailed, message};
+    report.wall_seconds = wall.seconds();
+    write_failure_stats(stats, options, plan, report);
     return kExitCheckFailed;
   }
-  // The statistics are written before the output is committed: a run whose statistics cannot be
-  // written fails and commits nothing. (The rename that commits takes microseconds, uncounted.)
-  report.input_name = validated.input_name;
-  report.input_format = sort_input.format();
-  if (sort_input.npy && sort_input.npy->structured) report.key_field = options.key_field;
-  report.gpus = gpus_selected;
-  report.threads = active_threads();
-  report.wall_seconds = wall.seconds();
-  SortOptions resolved = options;
-  resolved.layout = sort_input.layout;
-  stats.prepare(sort_stats_json(resolved, *plan, report));
-  // Every output is now written, closed and checked (statistics on standard output are already
-  // out: those cannot be taken back); only the renames are left. The statistics' goes first: should
-  // it fail, the sorted keys have not replaced anything.
+  // Every output is closed and checked before the statistics are written (statistics on standard
+  // output cannot be taken back); only the renames are left. The statistics' goes first: should it
+  // fail, the sorted keys have not replaced anything. Should a later one fail, the caller replaces
+  // the statistics by a failed run's. (The renames take microseconds, uncounted.)
   if (output) output->finish_writing();
   if (index) index->finish_writing();
+  report.wall_seconds = wall.seconds();
+  stats.prepare(sort_stats_json(options, &*plan, report));
   stats.commit();
   if (index) index->commit();
   if (output) output->commit();
   return kExitOk;
+}
+
+}  // namespace
+
+int run_sort(const SortOptions& options) {
+  Stopwatch wall;
+  // Before any file is opened: a closed standard descriptor must not become one of ours.
+  const ClosedStandardDescriptors closed = hold_closed_standard_descriptors();
+  SortReport report;
+  report.start = RunStart::now();
+  // Errors up to here (the options, the statistics' own file) leave no statistics: there is nowhere
+  // to write them yet, or nothing ran.
+  const Validated validated = validate(options, closed);
+  StatsOutput stats(options.stats);
+  report.input_name = validated.input_name;
+  report.host_memory_limit = validated.host_memory;
+  report.threads = active_threads();
+  if (options.type_option) report.layout = options.layout;
+  std::optional<SortPlan> plan;  // outlives the outputs: a failed run's statistics still ask its engine
+  try {
+    return sort_and_commit(options, validated, wall, stats, plan, report);
+  } catch (const std::exception& e) {
+    // What was not committed is gone (the outputs' destructors); the statistics say why.
+    report.end = RunEnd{kExitError, error_message(e, "sort")};
+    report.wall_seconds = wall.seconds();
+    write_failure_stats(stats, options, plan, report);
+    throw;
+  }
 }
 
 }  // namespace rmgsort

@@ -5,60 +5,87 @@
 namespace rmgsort {
 namespace {
 
-JsonObject radix_config_json() {
+// Empty values, one way: null where a member does not apply (or was not reached by a failed run),
+// [] for an empty list, never "".
+
+Json radix_config_json() {
   using namespace radix_config;
-  return JsonObject()
-      .add("digit_bits", kDigitBits)
-      .add("lsd_max_bits", kLsdMaxBits)
-      .add("sequential_keys", std::uint64_t(kSequentialKeys))
-      .add("insertion_sort_keys", std::uint64_t(kInsertionSortKeys))
-      .add("keys_per_task", std::uint64_t(kKeysPerTask));
+  return {
+      {"digit_bits", kDigitBits},
+      {"lsd_max_bits", kLsdMaxBits},
+      {"sequential_keys", std::uint64_t(kSequentialKeys)},
+      {"insertion_sort_keys", std::uint64_t(kInsertionSortKeys)},
+      {"keys_per_task", std::uint64_t(kKeysPerTask)},
+  };
 }
 
-// The CPU partition into rounds in memory: where its time went and which passes it made (an empty
-// object when the keys were not partitioned in memory).
-JsonObject round_partition_json(const SortOutcome& outcome) {
-  if (!outcome.rounds) return JsonObject();
+// The CPU partition into rounds in memory: where its time went and which passes it made (null when
+// the keys were not partitioned in memory).
+Json round_partition_json(const SortOutcome& outcome) {
+  if (!outcome.rounds) return nullptr;
   const RoundPartitionStats& partition = outcome.rounds->partition;
-  return JsonObject()
-      .add("histogram_ms", partition.histogram_ms)
-      .add("plan_ms", partition.plan_ms)
-      .add("scatter_ms", partition.scatter_ms)
-      .add("refinement_passes", partition.refinement_passes)
-      .add("top_digits_counted_while_reading", partition.top_digits_given)
-      .add("bucket_counting_pass", partition.bucket_counting_pass);
+  return {
+      {"histogram_seconds", partition.histogram_ms / 1e3},
+      {"plan_seconds", partition.plan_ms / 1e3},
+      {"scatter_seconds", partition.scatter_ms / 1e3},
+      {"refinement_passes", partition.refinement_passes},
+      {"top_digits_counted_while_reading", partition.top_digits_given},
+      {"bucket_counting_pass", partition.bucket_counting_pass},
+  };
 }
 
-JsonObject phases_json(const PhaseTimes& times, double read_seconds) {
-  return JsonObject()
-      .add("read", read_seconds)
-      .add("gpu_allocate", times.allocate)
-      .add("partition", times.partition)
-      .add("sort", times.sort)
-      .add("verify", times.verify)
-      .add("write", times.write);
+// Each phase's seconds: 0 for a phase a finished sort did not need, null for one a failed run did
+// not reach or end (the read is timed here; the rest by the sort's driver, which returns them whole).
+Json phases_json(const SortReport& report) {
+  const std::optional<SortOutcome>& outcome = report.outcome;
+  const auto driver_phase = [&](double PhaseTimes::*phase) {
+    return outcome ? Json(outcome->times.*phase) : Json(nullptr);
+  };
+  return {
+      {"read", report.read ? Json(report.read->seconds) : outcome ? Json(0.0) : Json(nullptr)},
+      {"gpu_allocate", driver_phase(&PhaseTimes::allocate)},
+      {"partition", driver_phase(&PhaseTimes::partition)},
+      {"sort", driver_phase(&PhaseTimes::sort)},
+      {"verify", driver_phase(&PhaseTimes::verify)},
+      {"write", driver_phase(&PhaseTimes::write)},
+  };
 }
 
-// Overall, and each phase's bytes over its time (0 where the phase did not run).
-JsonObject throughput_json(const SortReport& report, std::uint64_t count) {
-  const PhaseTimes& times = report.outcome.times;
-  const double bytes = double(report.outcome.bytes);
-  const auto per_second = [](double amount, double seconds) { return seconds > 0 ? amount / seconds : 0.0; };
-  return JsonObject()
-      .add("keys_per_second", double(count) / report.wall_seconds)
-      .add("bytes_per_second", bytes / report.wall_seconds)
-      .add("sort_keys_per_second", per_second(double(count), times.sort))
-      .add("partition_bytes_per_second", per_second(bytes, times.partition))
-      .add("read_bytes_per_second", per_second(double(report.read.bytes), report.read.seconds))
-      .add("write_bytes_per_second", per_second(bytes, times.write));
+// Overall, and each phase's bytes over its time; null where the phase did not run (or was not reached).
+Json throughput_json(const SortReport& report, std::uint64_t record_size) {
+  const auto per_second = [](double amount, double seconds) {
+    return seconds > 0 ? Json(amount / seconds) : Json(nullptr);
+  };
+  const Json read = report.read ? per_second(double(report.read->bytes), report.read->seconds) : Json(nullptr);
+  if (!report.outcome) {
+    return {
+        {"keys_per_second", nullptr},         {"bytes_per_second", nullptr},
+        {"sort_keys_per_second", nullptr},    {"partition_bytes_per_second", nullptr},
+        {"read_bytes_per_second", read},      {"write_bytes_per_second", nullptr},
+    };
+  }
+  const PhaseTimes& times = report.outcome->times;
+  const double bytes = double(report.outcome->bytes);
+  const double count = bytes / double(record_size);
+  return {
+      {"keys_per_second", per_second(count, report.wall_seconds)},
+      {"bytes_per_second", per_second(bytes, report.wall_seconds)},
+      {"sort_keys_per_second", per_second(count, times.sort)},
+      {"partition_bytes_per_second", per_second(bytes, times.partition)},
+      {"read_bytes_per_second", read},
+      {"write_bytes_per_second", per_second(bytes, times.write)},
+  };
 }
 
-}  // namespace
+// Where an output went: its path, "stdout" for "-", null when there is none.
+Json output_json(const std::string& path) {
+  if (path.empty()) return nullptr;
+  return path == "-" ? "stdout" : path;
+}
 
-JsonObject sort_stats_json(const SortOptions& options, const SortPlan& plan, const SortReport& report) {
-  const SortOutcome& outcome = report.outcome;
-  const SortEngine& engine = *plan.engine;
-  const std::uint64_t count = outcome.bytes / options.layout.record_size;
+// What the sort did, once its driver returned: the records, the rounds and the spill.
+void add_outcome(Json& json, const SortOutcome& outcome, std::uint64_t record_size) {
+  const std::uint64_t count = outcome.bytes / record_size;
   // One round of all the keys, unless they were sorted in rounds.
   std::vector<std::uint64_t> round_keys{count};
   std::vector<double> round_seconds{outcome.times.sort};
@@ -69,43 +96,56 @@ JsonObject sort_stats_json(const SortOptions& options, const SortPlan& plan, con
     round_keys = outcome.spill->round_keys;
     round_seconds = outcome.spill->round_sort_seconds;
   }
-  return JsonObject()
-      .add("version", RMGSORT_VERSION)
-      .add("command", "sort")
-      .add("input", report.input_name)
-      .add("input_format", report.input_format)
-      .add("key_field", report.key_field)
-      .add("output", options.output == "-" ? std::string("stdout") : options.output)
-      .add("key_type", options.layout.key().name())
-      .add("record_size", std::uint64_t(options.layout.record_size))
-      .add("key_offset", std::uint64_t(options.layout.key_offset))
-      .add("index_output", options.index_output)
-      .add("order", options.order == SortOrder::ascending ? "ascending" : "descending")
-      .add("keys", count)
-      .add("records", count)
-      .add("bytes", outcome.bytes)
-      .add("threads", report.threads)
-      .add("engine", engine.name())
-      .add("gpus_selected", report.gpus)
-      .add("cpu_because", plan.cpu_because)
-      .add("host_memory_bytes", plan.memory.limit)
-      .add("plan", plan.json())
-      .add("peak_host_memory_bytes", peak_host_memory_bytes())
-      .add("peak_device_memory_bytes", engine.device_bytes_allocated())
-      .add("verified", options.verify)
-      .add("read_direct_io", report.read.direct)
-      .add("wall_seconds", report.wall_seconds)
-      .add("phases_seconds", phases_json(outcome.times, report.read.seconds))
-      .add("throughput", throughput_json(report, count))
-      .add("rounds", std::uint64_t(round_keys.size()))
-      .add("round_keys", round_keys)
-      .add("round_sort_seconds", round_seconds)
-      .add("spilled", outcome.spill.has_value())
-      .add("spilled_bytes", outcome.spill ? outcome.spill->spilled_bytes : std::uint64_t{0})
-      .add("spill_levels", outcome.spill ? outcome.spill->levels : 0)
-      .add("round_partition", round_partition_json(outcome))
-      .add("cpu_radix_sort", radix_config_json())
-      .add("gpu", engine.stats());
+  json["keys"] = count;
+  json["records"] = count;
+  json["bytes"] = outcome.bytes;
+  json["rounds"] = std::uint64_t(round_keys.size());
+  json["round_keys"] = round_keys;
+  json["round_sort_seconds"] = round_seconds;
+  json["spilled"] = outcome.spill.has_value();
+  json["spilled_bytes"] = outcome.spill ? outcome.spill->spilled_bytes : std::uint64_t{0};
+  json["spill_levels"] = outcome.spill ? outcome.spill->levels : 0;
+  json["round_partition"] = round_partition_json(outcome);
+}
+
+}  // namespace
+
+Json sort_stats_json(const SortOptions& options, const SortPlan* plan, const SortReport& report) {
+  const SortEngine* engine = plan ? plan->engine.get() : nullptr;
+  const std::uint64_t record_size = report.layout ? report.layout->record_size : 1;
+  Json json = stats_header("sort", RMGSORT_VERSION, report.start, report.end);
+  json["input"] = report.input_name;
+  json["input_format"] = report.input_format ? Json(*report.input_format) : Json(nullptr);
+  json["key_field"] = string_or_null(report.key_field);
+  json["output"] = output_json(options.output);
+  json["index_output"] = output_json(options.index_output);
+  json["key_type"] = report.layout ? Json(report.layout->key().name()) : Json(nullptr);
+  json["record_size"] = report.layout ? Json(std::uint64_t(report.layout->record_size)) : Json(nullptr);
+  json["key_offset"] = report.layout ? Json(std::uint64_t(report.layout->key_offset)) : Json(nullptr);
+  json["order"] = options.order == SortOrder::ascending ? "ascending" : "descending";
+  // Filled by add_outcome once the sort is done: in this place, so that a failed run's object reads
+  // in the same order.
+  for (const char* member : {"keys", "records", "bytes"}) json[member] = nullptr;
+  json["threads"] = report.threads;
+  json["engine"] = engine ? Json(engine->name()) : Json(nullptr);
+  json["gpus_selected"] = report.gpus;
+  json["cpu_because"] = plan ? string_or_null(plan->cpu_because) : Json(nullptr);
+  json["host_memory_limit_bytes"] = report.host_memory_limit;
+  json["plan"] = plan ? plan->json() : Json(nullptr);
+  json["peak_host_memory_bytes"] = peak_host_memory_bytes();
+  json["peak_device_memory_bytes"] = engine ? engine->device_bytes_allocated() : std::vector<std::uint64_t>{};
+  json["verified"] = options.verify && report.outcome && report.end.exit_code == 0;
+  json["read_direct_io"] = report.read ? Json(report.read->direct) : report.outcome ? Json(false) : Json(nullptr);
+  json["wall_seconds"] = report.wall_seconds;
+  json["phases_seconds"] = phases_json(report);
+  json["throughput"] = throughput_json(report, record_size);
+  for (const char* member : {"rounds", "round_keys", "round_sort_seconds", "spilled", "spilled_bytes", "spill_levels",
+                             "round_partition"})
+    json[member] = nullptr;
+  if (report.outcome) add_outcome(json, *report.outcome, record_size);
+  json["cpu_radix_sort"] = radix_config_json();
+  json["gpu"] = engine ? engine->stats() : Json(nullptr);
+  return json;
 }
 
 }  // namespace rmgsort

@@ -1,11 +1,14 @@
-// rmgsort sort's --stats: one JSON object of what the run did (README.md, Use, lists its members).
+// rmgsort sort's --stats: one JSON object of what the run did, or, when it failed, of what it did
+// before (README.md, Use, lists its members).
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "app/commands.hpp"
+#include "core/record_layout.hpp"
 #include "report/stats.hpp"
 #include "sort/sort_plan.hpp"
 #include "sort/sort_run.hpp"
@@ -19,17 +22,23 @@ struct ReadReport {
   bool direct = false;  // some of it with O_DIRECT
 };
 
+// What the run knows of itself; filled in as it goes, so that a failed run reports what it reached.
 struct SortReport {
-  std::string input_name;
-  std::string input_format;  // "raw" or "npy"
-  std::string key_field;     // a structured .npy input's --key; "" otherwise
-  std::vector<int> gpus;  // selected
+  RunStart start;
+  RunEnd end;                               // exit code 0 until the run fails
+  std::string input_name;                   // "stdin" for "-"
+  std::optional<std::string> input_format;  // "raw" or "npy", once the input is opened
+  std::string key_field;                    // a structured .npy input's --key; "" otherwise
+  std::optional<RecordLayout> layout;       // --type's, or a .npy input's once its header is read
+  std::vector<int> gpus;                    // selected
+  std::uint64_t host_memory_limit = 0;      // --host-memory, or its default
   std::uint64_t threads = 0;
   double wall_seconds = 0;
-  ReadReport read;
-  SortOutcome outcome;
+  std::optional<ReadReport> read;      // once the keys the plan holds in memory are read
+  std::optional<SortOutcome> outcome;  // once the plan's driver returned
 };
 
-[[nodiscard]] JsonObject sort_stats_json(const SortOptions& options, const SortPlan& plan, const SortReport& report);
+// `plan` is null when the run failed before it was planned.
+[[nodiscard]] Json sort_stats_json(const SortOptions& options, const SortPlan* plan, const SortReport& report);
 
 }  // namespace rmgsort

@@ -1,118 +1,79 @@
 #include "report/stats.hpp"
 
+#include <limits.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include <cmath>
+#include <chrono>
 #include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <iterator>
 
-#include "io/blocking_io.hpp"
 #include "core/error.hpp"
+#include "io/blocking_io.hpp"
 
 namespace rmgsort {
-
-std::string json_quote(std::string_view text) {
-  std::string out = "\"";
-  for (const char c : text) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char escaped[8];
-          std::snprintf(escaped, sizeof escaped, "\\u%04x", c);
-          out += escaped;
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out + "\"";
-}
-
 namespace {
 
-// "[a,b,...]" of each value's JSON text.
-template <class Values, class ToJson>
-std::string json_array(const Values& values, ToJson&& to_json) {
-  std::string json = "[";
-  bool first = true;
-  for (const auto& value : values) {
-    if (!first) json += ',';
-    first = false;
-    json += to_json(value);
-  }
-  return json + "]";
-}
-
-std::string json_number(double value) {
-  if (!std::isfinite(value)) return "null";
+std::string utc_now_iso8601() {
+  const auto now = std::chrono::system_clock::now();
+  const std::time_t seconds = std::chrono::system_clock::to_time_t(now);
+  const auto millis =
+      std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
+  std::tm utc{};
+  gmtime_r(&seconds, &utc);
   char text[40];
-  std::snprintf(text, sizeof text, "%.6g", value);
+  const std::size_t length = std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &utc);
+  std::snprintf(text + length, sizeof text - length, ".%03dZ", int(millis));
   return text;
 }
 
+std::string host_name() {
+  char name[HOST_NAME_MAX + 1] = {};
+  if (gethostname(name, sizeof name - 1) != 0) return "";
+  return name;
+}
+
+// The kernel's copy of argv: the arguments, each ended by a NUL. rmgsort never rewrites its argv,
+// so this is the command line as given, whichever code parsed it.
+std::optional<std::vector<std::string>> arguments_of_this_process() {
+  std::ifstream file("/proc/self/cmdline", std::ios::binary);
+  if (!file) return std::nullopt;
+  const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  if (file.bad() || text.empty()) return std::nullopt;
+  std::vector<std::string> arguments;
+  std::size_t begin = 0;
+  while (begin < text.size()) {
+    std::size_t end = text.find('\0', begin);
+    if (end == std::string::npos) end = text.size();
+    arguments.push_back(text.substr(begin, end - begin));
+    begin = end + 1;
+  }
+  return arguments;
+}
+
+// An Error of the statistics' file, named as the option.
+[[noreturn]] void rethrow_as_stats_error(const Error& e) {
+  throw Error(std::string("--stats: ") + e.what(), e.error_number());
+}
+
 }  // namespace
 
-JsonObject& JsonObject::add_raw(std::string_view key, std::string json) {
-  members_.emplace_back(std::string(key), std::move(json));
-  return *this;
-}
+RunStart RunStart::now() { return RunStart{utc_now_iso8601(), host_name(), arguments_of_this_process()}; }
 
-JsonObject& JsonObject::add(std::string_view key, std::string_view value) { return add_raw(key, json_quote(value)); }
-JsonObject& JsonObject::add(std::string_view key, bool value) { return add_raw(key, value ? "true" : "false"); }
-JsonObject& JsonObject::add(std::string_view key, std::uint64_t value) { return add_raw(key, std::to_string(value)); }
-JsonObject& JsonObject::add(std::string_view key, std::int64_t value) { return add_raw(key, std::to_string(value)); }
-JsonObject& JsonObject::add(std::string_view key, const JsonObject& value) { return add_raw(key, value.dump()); }
-
-JsonObject& JsonObject::add(std::string_view key, double value) { return add_raw(key, json_number(value)); }
-
-namespace {
-template <class Integer>
-std::string integer_array(const std::vector<Integer>& values) {
-  std::string json = "[";
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    if (i > 0) json += ',';
-    json += std::to_string(values[i]);
-  }
-  return json + "]";
-}
-}  // namespace
-
-JsonObject& JsonObject::add(std::string_view key, const std::vector<int>& values) {
-  return add_raw(key, integer_array(values));
-}
-JsonObject& JsonObject::add(std::string_view key, const std::vector<std::uint64_t>& values) {
-  return add_raw(key, integer_array(values));
-}
-
-
-JsonObject& JsonObject::add(std::string_view key, const std::vector<double>& values) {
-  return add_raw(key, json_array(values, json_number));
-}
-JsonObject& JsonObject::add(std::string_view key, const std::vector<std::string>& values) {
-  return add_raw(key, json_array(values, [](const std::string& v) { return json_quote(v); }));
-}
-JsonObject& JsonObject::add(std::string_view key, const std::vector<JsonObject>& values) {
-  return add_raw(key, json_array(values, [](const JsonObject& v) { return v.dump(); }));
-}
-JsonObject& JsonObject::add(std::string_view key, const std::vector<std::vector<std::uint64_t>>& rows) {
-  return add_raw(key, json_array(rows, [](const std::vector<std::uint64_t>& row) {
-                   return json_array(row, [](std::uint64_t v) { return std::to_string(v); });
-                 }));
-}
-
-std::string JsonObject::dump() const {
-  std::string json = "{";
-  for (std::size_t i = 0; i < members_.size(); ++i) {
-    if (i > 0) json += ',';
-    json += json_quote(members_[i].first);
-    json += ':';
-    json += members_[i].second;
-  }
-  return json + "}";
+Json stats_header(std::string_view command, std::string_view version, const RunStart& start, const RunEnd& end) {
+  return {
+      {"schema", kStatsSchema},
+      {"status", end.exit_code == 0 ? "ok" : "error"},
+      {"exit_code", end.exit_code},
+      {"error", end.exit_code == 0 ? Json(nullptr) : Json(end.error)},
+      {"command", command},
+      {"version", version},
+      {"start_time", start.time},
+      {"host", string_or_null(start.host)},
+      {"command_line", start.command_line ? Json(*start.command_line) : Json(nullptr)},
+  };
 }
 
 std::uint64_t peak_host_memory_bytes() {
@@ -126,24 +87,29 @@ StatsOutput::StatsOutput(const std::string& path) : path_(path) {
   try {
     file_.emplace(OutputFile::create(path));
   } catch (const Error& e) {
-    throw Error(std::string("--stats: ") + e.what(), e.error_number());
+    rethrow_as_stats_error(e);
   }
 }
 
-void StatsOutput::prepare(const JsonObject& json) {
-  if (path_.empty()) return;
-  const std::string line = json.dump() + '\n';
+void StatsOutput::write_file(const Json& json) {
+  const std::string line = json_line(json) + '\n';
   const auto* bytes = reinterpret_cast<const std::byte*>(line.data());
   if (file_) {
     write_all(file_->fd(), path_, bytes, line.size());
     try {
       file_->finish_writing();
     } catch (const Error& e) {
-      throw Error(std::string("--stats: ") + e.what(), e.error_number());
+      rethrow_as_stats_error(e);
     }
   } else {
+    stdout_written_ = true;  // even in part: a second object after it would not parse
     write_all(STDOUT_FILENO, "standard output", bytes, line.size());
   }
+}
+
+void StatsOutput::prepare(const Json& json) {
+  if (path_.empty()) return;
+  write_file(json);
 }
 
 void StatsOutput::commit() {
@@ -151,8 +117,22 @@ void StatsOutput::commit() {
   try {
     file_->commit();
   } catch (const Error& e) {
-    throw Error(std::string("--stats: ") + e.what(), e.error_number());
+    rethrow_as_stats_error(e);
   }
+}
+
+void StatsOutput::write_failure(const Json& json) {
+  if (path_.empty() || (path_ == "-" && stdout_written_)) return;
+  if (path_ != "-") {
+    file_.reset();  // its temporary file goes (a committed one stays, to be replaced by the rename)
+    try {
+      file_.emplace(OutputFile::create(path_));
+    } catch (const Error& e) {
+      rethrow_as_stats_error(e);
+    }
+  }
+  write_file(json);
+  commit();
 }
 
 }  // namespace rmgsort

@@ -1,44 +1,43 @@
-// The machine-readable --stats output: one JSON object, written to a file or to standard output.
+// The machine-readable --stats output: one JSON object, written to a file or to standard output,
+// on success and on failure, and the members every such object begins with.
 #pragma once
 
 #include <cstdint>
-#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <utility>
 #include <vector>
 
 #include "io/output_file.hpp"
+#include "report/json.hpp"
 
 namespace rmgsort {
 
-// A JSON object whose members keep the order they were added in.
-class JsonObject {
- public:
-  JsonObject& add(std::string_view key, std::string_view value);
-  JsonObject& add(std::string_view key, const char* value) { return add(key, std::string_view(value)); }
-  JsonObject& add(std::string_view key, bool value);
-  JsonObject& add(std::string_view key, std::uint64_t value);
-  JsonObject& add(std::string_view key, int value) { return add(key, std::int64_t(value)); }
-  JsonObject& add(std::string_view key, std::int64_t value);
-  JsonObject& add(std::string_view key, double value);
-  JsonObject& add(std::string_view key, const JsonObject& value);
-  JsonObject& add(std::string_view key, const std::vector<int>& values);
-  JsonObject& add(std::string_view key, const std::vector<std::uint64_t>& values);
-  JsonObject& add(std::string_view key, const std::vector<double>& values);
-  JsonObject& add(std::string_view key, const std::vector<std::string>& values);
-  JsonObject& add(std::string_view key, const std::vector<JsonObject>& values);
-  JsonObject& add(std::string_view key, const std::vector<std::vector<std::uint64_t>>& rows);
+// The version of the members' names, units and meanings (README.md, --stats): a member renamed,
+// removed, given another unit or another meaning takes the next one; a member added does not.
+inline constexpr int kStatsSchema = 1;
 
-  [[nodiscard]] std::string dump() const;  // one line
+// When and where a run started, and how it was called.
+struct RunStart {
+  std::string time;  // ISO 8601, UTC, to the millisecond: "2025-03-01T12:34:56.789Z"
+  std::string host;  // gethostname()
+  // argv as the kernel keeps it (/proc/self/cmdline), every byte; nullopt where that cannot be read.
+  std::optional<std::vector<std::string>> command_line;
 
- private:
-  JsonObject& add_raw(std::string_view key, std::string json);
-  std::vector<std::pair<std::string, std::string>> members_;
+  [[nodiscard]] static RunStart now();
 };
 
-[[nodiscard]] std::string json_quote(std::string_view text);
+// How a run ended: exit code 0 ("status": "ok"), or another and the message printed on standard
+// error after "rmgsort: " ("status": "error").
+struct RunEnd {
+  int exit_code = 0;
+  std::string error;
+};
+
+// The members every --stats object begins with: schema, status, exit_code, error (null on
+// success), command, version, start_time, host, command_line.
+[[nodiscard]] Json stats_header(std::string_view command, std::string_view version, const RunStart& start,
+                                const RunEnd& end);
 
 // The most memory this process has held resident so far, in bytes (getrusage's ru_maxrss): every
 // touched page counts, page-locked or not; memory mapped but never touched does not.
@@ -46,9 +45,9 @@ class JsonObject {
 
 // Where --stats goes: nowhere (""), standard output ("-") or a file. Opened at the start of a run,
 // so that a bad path fails before any data moves; a file is written through a temporary file like
-// every output, so a failed run leaves no half-written statistics and no output committed by a run
-// whose statistics could not be written. The caller checks first that the file is neither the
-// input nor another output (io/file_identity.hpp).
+// every output, so a run leaves either complete statistics or none, and no output is committed by a
+// run whose statistics could not be written. The caller checks first that the file is neither the
+// input nor another output (io/file_identity.hpp), so standard output ("-") never carries the keys.
 class StatsOutput {
  public:
   explicit StatsOutput(const std::string& path);
@@ -56,13 +55,22 @@ class StatsOutput {
   // Writes `json` (one line) to the temporary file and closes it (a deferred write error surfaces
   // here), or writes it to standard output, which cannot be taken back: call it before committing
   // anything, so that a failed write commits nothing.
-  void prepare(const JsonObject& json);
+  void prepare(const Json& json);
   // Makes the prepared statistics visible: renames the file into place.
   void commit();
 
+  // A failed run's statistics, in place of any prepared or committed ones: a file gets them through
+  // a new temporary file, renamed into place at once; standard output gets them unless prepare()
+  // already wrote there (those cannot be taken back: prepare() comes after everything but the
+  // outputs' renames). Throws Error when they cannot be written.
+  void write_failure(const Json& json);
+
  private:
+  void write_file(const Json& json);
+
   std::string path_;
   std::optional<OutputFile> file_;
+  bool stdout_written_ = false;  // prepare() or write_failure() began writing standard output
 };
 
 }  // namespace rmgsort

@@ -38,7 +38,7 @@ for name, key in [("read (into page-locked memory)", "read"), ("GPU allocation",
 print(f"| **wall, end to end** | **{s['wall_seconds']:.3f}** | {gb / s['wall_seconds']:.2f} |")
 if s["engine"] == "gpu":
     g = s["gpu"]
-    print(f"\nGPU sort: {g['total_ms']:.1f} ms device time, {g['passes']} pass(es), {g['buckets']} buckets")
+    print(f"\nGPU sort: {g['total_seconds'] * 1e3:.1f} ms device time, {g['passes']} pass(es), {g['buckets']} buckets")
 else:
     print(f"\nCPU because: {s.get('cpu_because')}")
 PY

@@ -74,7 +74,7 @@ phases = stats["phases_seconds"]
 gpu = stats.get("gpu") or {}
 spill = f", spilled {stats['spilled_bytes'] / 1e9:.1f} GB in {stats['spill_levels']} level(s)" if stats.get("spilled") else ""
 print(f"# rmgsort sort of {size / 1e9:.1f} GB of {stats['key_type']} in {where}, engine {stats['engine']}, "
-      f"GPUs {stats['gpus_selected']}, {stats['rounds']} rounds of at most {gpu.get('round_keys_planned', '?')} keys{spill}, --host-memory {stats['host_memory_bytes'] / 2**30:.1f} GiB")
+      f"GPUs {stats['gpus_selected']}, {stats['rounds']} rounds of at most {gpu.get('round_keys_planned', '?')} keys{spill}, --host-memory {stats['host_memory_limit_bytes'] / 2**30:.1f} GiB")
 print("| step | seconds | GB/s |")
 print("|---|---|---|")
 def row(name, s):
@@ -91,5 +91,5 @@ print(f"\nwall / baseline = **{wall_s / base_s:.2f}x** ({goal})")
 print(f"read with O_DIRECT: {stats['read_direct_io']}; peak host memory {stats['peak_host_memory_bytes'] / 1e9:.1f} GB")
 print("round keys: " + ", ".join(str(k) for k in stats["round_keys"]))
 print("round sort seconds: " + ", ".join(f"{s:.3f}" for s in stats["round_sort_seconds"]))
-print("GPU device ms per round: " + ", ".join(f"{s:.1f}" for s in gpu.get("device_ms_per_sort", [])))
+print("GPU device ms per round: " + ", ".join(f"{s * 1e3:.1f}" for s in gpu.get("device_seconds_per_sort", [])))
 PY

@@ -33,11 +33,11 @@ class CpuEngine final : public SortEngine {
   [[nodiscard]] std::vector<std::uint64_t> device_bytes_allocated() const override { return {}; }
   // Records sorted by tags: the tag sort's steps so far (benchmarks); nullptr otherwise.
   [[nodiscard]] const RecordTagSorter* tag_sorter() const { return tag_sorter_ ? &*tag_sorter_ : nullptr; }
-  // Records: whether they were sorted as pairs, and the tag sort's steps ("record_tags"); {} for
+  // Records: whether they were sorted as pairs, and the tag sort's steps ("record_tags"); null for
   // bare keys.
-  [[nodiscard]] JsonObject stats() const override {
-    if (pairs_) return JsonObject().add("records_carried_as_pairs", true);
-    return tag_sorter_ ? JsonObject().add("record_tags", tag_sorter_->stats()) : JsonObject();
+  [[nodiscard]] Json stats() const override {
+    if (pairs_) return {{"records_carried_as_pairs", true}};
+    return tag_sorter_ ? Json{{"record_tags", tag_sorter_->stats()}} : Json(nullptr);
   }
 
  private:

@@ -111,7 +111,7 @@ class InCoreEngine final : public SortEngine {
     return bytes;
   }
 
-  JsonObject stats() const override;
+  Json stats() const override;
 
  private:
   [[nodiscard]] bool pairs() const { return plan_.value_bytes > 0; }
@@ -152,45 +152,56 @@ class InCoreEngine final : public SortEngine {
   std::vector<double> device_ms_;
 };
 
-JsonObject InCoreEngine::stats() const {
-  std::vector<JsonObject> gpus;
+// The sorter times in milliseconds (CUDA events); --stats has seconds everywhere.
+Json InCoreEngine::stats() const {
+  const auto seconds = [](double ms) { return ms / 1e3; };
+  const auto seconds_each = [&](const std::vector<double>& ms) {
+    Json each = Json::array();
+    for (const double value : ms) each.push_back(seconds(value));
+    return each;
+  };
+  Json gpus = Json::array();
   for (std::size_t i = 0; i < last_.gpus.size(); ++i) {
     const InCoreStats::Gpu& gpu = last_.gpus[i];
-    gpus.push_back(JsonObject()
-                       .add("device", gpu.device)
-                       .add("memory_planned_bytes", plan_.need[i].total())
-                       .add("copy_in_ms", gpu.copy_in_ms)
-                       .add("histogram_ms", gpu.histogram_ms)
-                       .add("exchange_ms", gpu.exchange_ms)
-                       .add("scatter_ms", gpu.scatter_ms)
-                       .add("swap_ms", gpu.swap_ms)
-                       .add("sort_and_copy_back_ms", gpu.sort_and_copy_back_ms)
-                       .add("keys_received", gpu.keys_received)
-                       .add("bucket_sorts", std::uint64_t(gpu.bucket_sorts)));
+    gpus.push_back({
+        {"device", gpu.device},
+        {"memory_planned_bytes", plan_.need[i].total()},
+        {"copy_in_seconds", seconds(gpu.copy_in_ms)},
+        {"histogram_seconds", seconds_each(gpu.histogram_ms)},
+        {"exchange_seconds", seconds_each(gpu.exchange_ms)},
+        {"scatter_seconds", seconds_each(gpu.scatter_ms)},
+        {"swap_seconds", seconds(gpu.swap_ms)},
+        {"sort_and_copy_back_seconds", seconds(gpu.sort_and_copy_back_ms)},
+        {"keys_received", gpu.keys_received},
+        {"bucket_sorts", std::uint64_t(gpu.bucket_sorts)},
+    });
   }
-  JsonObject json;
-  json.add("records_carried_as_pairs", pairs())
-      .add("record_tags", tag_sorter_ ? tag_sorter_->stats() : JsonObject())
-      .add("passes", last_.passes)
-      .add("buckets", std::uint64_t(last_.buckets))
-      .add("total_ms", last_.total_ms)
-      .add("round_keys_planned", plan_.round_keys)
-      .add("round_keys_first_planned", allocation_.first_round_keys)
-      .add("replanned_because", allocation_.replanned_because)
-      .add("device_allocate_seconds", allocation_.seconds)
-      .add("host_memory_numa_placement", numa_.describe())
-      .add("device_ms_per_sort", device_ms_)
-      .add("swap_bytes_src_dst", last_.bytes_between)
-      .add("pairs_staged_through_host", last_.staged_pairs)
-      .add("gpus", gpus)
-      .add("policy", JsonObject()
-                         .add("digit_bits", gpu_policy::kDigitBits)
-                         .add("threads_per_block", gpu_policy::kThreadsPerBlock)
-                         .add("epsilon_fraction", gpu_policy::kEpsilonFraction)
-                         .add("small_bucket_fraction", gpu_policy::kSmallBucketFraction)
-                         .add("max_bucket_sorts", std::uint64_t(gpu_policy::kMaxBucketSorts)));
+  Json json = {
+      {"records_carried_as_pairs", pairs()},
+      {"record_tags", tag_sorter_ ? tag_sorter_->stats() : Json(nullptr)},
+      {"passes", last_.passes},
+      {"buckets", std::uint64_t(last_.buckets)},
+      {"total_seconds", seconds(last_.total_ms)},
+      {"round_keys_planned", plan_.round_keys},
+      {"round_keys_first_planned", allocation_.first_round_keys},
+      {"replanned_because", string_or_null(allocation_.replanned_because)},
+      {"device_allocate_seconds", allocation_.seconds},
+      {"host_memory_numa_placement", numa_.describe()},
+      {"device_seconds_per_sort", seconds_each(device_ms_)},
+      {"swap_bytes_src_dst", last_.bytes_between},
+      {"pairs_staged_through_host", last_.staged_pairs},
+      {"gpus", gpus},
+      {"policy",
+       {
+           {"digit_bits", gpu_policy::kDigitBits},
+           {"threads_per_block", gpu_policy::kThreadsPerBlock},
+           {"epsilon_fraction", gpu_policy::kEpsilonFraction},
+           {"small_bucket_fraction", gpu_policy::kSmallBucketFraction},
+           {"max_bucket_sorts", std::uint64_t(gpu_policy::kMaxBucketSorts)},
+       }},
+  };
 #if RMGSORT_FAULT_INJECTION
-  json.add("fault_injection", fault_injection::spec());  // only in a build with the test hook
+  json["fault_injection"] = string_or_null(fault_injection::spec());  // only in a build with the test hook
 #endif
   return json;
 }

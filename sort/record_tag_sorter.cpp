@@ -91,14 +91,15 @@ SortedRound RecordTagSorter::gather(const std::byte* records, std::uint64_t coun
   return sorted;
 }
 
-JsonObject RecordTagSorter::stats() const {
-  return JsonObject()
-      .add("sorts", sorts_)
-      .add("sorts_with_ties_refined", inexact_sorts_)
-      .add("build_seconds", seconds_.build)
-      .add("tag_sort_seconds", seconds_.sort)
-      .add("refine_seconds", seconds_.refine)
-      .add("gather_seconds", seconds_.gather);
+Json RecordTagSorter::stats() const {
+  return {
+      {"sorts", sorts_},
+      {"sorts_with_ties_refined", inexact_sorts_},
+      {"build_seconds", seconds_.build},
+      {"tag_sort_seconds", seconds_.sort},
+      {"refine_seconds", seconds_.refine},
+      {"gather_seconds", seconds_.gather},
+  };
 }
 
 }  // namespace rmgsort

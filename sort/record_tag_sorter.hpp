@@ -46,7 +46,7 @@ class RecordTagSorter {
   };
   [[nodiscard]] const StepSeconds& step_seconds() const { return seconds_; }
   // --stats "record_tags": step_seconds(), and how many sorts needed their ties refined.
-  [[nodiscard]] JsonObject stats() const;
+  [[nodiscard]] Json stats() const;
 
  private:
   // Records in the order of the sorted tags, into the next output buffer, with their positions.

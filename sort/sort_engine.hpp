@@ -71,8 +71,9 @@ class SortEngine {
   // The device memory the engine holds on each GPU, in the order of the selected GPUs ([] on the
   // CPU). Everything is allocated once, so this is also each GPU's peak.
   [[nodiscard]] virtual std::vector<std::uint64_t> device_bytes_allocated() const = 0;
-  // The engine's own statistics for --stats ("gpu": per-GPU phase times, links, passes); {} on the CPU.
-  [[nodiscard]] virtual JsonObject stats() const = 0;
+  // The engine's own statistics for --stats ("gpu": per-GPU phase times, links, passes; on the CPU,
+  // how records were sorted), in seconds; null when it has none (the CPU's bare keys).
+  [[nodiscard]] virtual Json stats() const = 0;
 };
 
 }  // namespace rmgsort

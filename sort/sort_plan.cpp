@@ -142,27 +142,30 @@ std::uint64_t HostMemoryBudget::peak() const {
   return spill_chunks + spill_memory + (round_buffers == 0 ? input + sorting : std::max(input, sorting));
 }
 
-JsonObject SortPlan::json() const {
-  return JsonObject()
-      .add("path", sort_path_name(path))
-      .add("engine", engine->name())
-      .add("cpu_because", cpu_because)
-      .add("round_keys", round_keys)
-      .add("spill_chunk_bytes", std::uint64_t(spill_chunk_bytes))
-      .add("spill_in_memory", spill_in_memory)
-      .add("positions", positions == PositionSource::none       ? "none"
-                        : positions == PositionSource::sort_input ? "sort_input"
-                                                                  : "appended")
-      .add("host_memory", JsonObject()
-                              .add("input_bytes", memory.input)
-                              .add("partition_bytes", memory.partition)
-                              .add("sort_scratch_bytes", memory.sort_scratch)
-                              .add("round_buffers_bytes", memory.round_buffers)
-                              .add("spill_chunks_bytes", memory.spill_chunks)
-                              .add("outputs_bytes", memory.outputs)
-                              .add("spill_memory_bytes", memory.spill_memory)
-                              .add("peak_bytes", memory.peak())
-                              .add("limit_bytes", memory.limit));
+Json SortPlan::json() const {
+  return {
+      {"path", sort_path_name(path)},
+      {"engine", engine->name()},
+      {"cpu_because", string_or_null(cpu_because)},
+      {"round_keys", round_keys},
+      {"spill_chunk_bytes", std::uint64_t(spill_chunk_bytes)},
+      {"spill_in_memory", spill_in_memory},
+      {"positions", positions == PositionSource::none         ? "none"
+                    : positions == PositionSource::sort_input ? "sort_input"
+                                                              : "appended"},
+      {"host_memory",
+       {
+           {"input_bytes", memory.input},
+           {"partition_bytes", memory.partition},
+           {"sort_scratch_bytes", memory.sort_scratch},
+           {"round_buffers_bytes", memory.round_buffers},
+           {"spill_chunks_bytes", memory.spill_chunks},
+           {"outputs_bytes", memory.outputs},
+           {"spill_memory_bytes", memory.spill_memory},
+           {"peak_bytes", memory.peak()},
+           {"limit_bytes", memory.limit},
+       }},
+  };
 }
 
 std::uint64_t stream_prefix_limit(std::uint64_t host_memory) { return host_memory / 2; }

@@ -78,7 +78,7 @@ struct SortPlan {
   HostMemoryBudget memory;
 
   // --stats "plan": the path, the engine, each budget part and the limit.
-  [[nodiscard]] JsonObject json() const;
+  [[nodiscard]] Json json() const;
 };
 
 // The most a stream's prefix may hold before the stream is planned: half of --host-memory, so that

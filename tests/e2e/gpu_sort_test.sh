@@ -57,10 +57,14 @@ fi
 rmg check "$WORK/out" -t u64 --input "$WORK/in"
 expect_rc 0
 end
-begin "--gpus 0, 1000 keys: a device list forces the GPUs"
+begin "--gpus 0, 1000 keys: a device list forces the GPUs; --stats: cpu_because null, the GPU block in seconds"
 rmg sort "$WORK/in" -o "$WORK/out" -t u64 --gpus 0 --stats "$WORK/stats.json"
 expect_rc 0
 [[ $RC -ne 0 || $(engine_of "$WORK/stats.json") == gpu ]] || fail "not sorted by the GPU engine"
+if [[ $RC -eq 0 ]]; then
+  why=$(python3 "$KEYS_PY" stats "$WORK/stats.json" status=ok cpu_because=None gpus_selected=[0] \
+    'gpu.total_seconds>0' 'gpu.round_keys_planned>999') || fail "$why"
+fi
 rmg check "$WORK/out" -t u64 --input "$WORK/in"
 expect_rc 0
 end

@@ -16,12 +16,16 @@ so the NaN tail is compared as a multiset of bit patterns; every other key is co
                                           lines and exits 1 if any failed
   keys.py property TYPE FILE PROP         all-equal | all-zero | below:N | floats-in:LO:HI |
                                           nan-both-signs | ints-include:V,V,... | ascending | descending
-  keys.py stats FILE [NAME=VALUE|NAME>N...]
-                                          FILE ('-': stdin) holds exactly one JSON object with the
-                                          required keys, each of the right type and consistent (the
-                                          rounds, the peak memory per engine); NAME=VALUE pins a
-                                          member's value, NAME>N bounds a number from below (NAME:
-                                          a top-level member, or OBJECT.MEMBER)
+  keys.py stats FILE [NAME=VALUE|NAME>N|NAME~TEXT...]
+                                          FILE ('-': stdin) holds exactly one --stats JSON object
+                                          (schema 1): the members every one begins with (schema,
+                                          status, exit_code, error, start_time, host, command_line),
+                                          no "" and no *_ms anywhere, and, for status ok, the required
+                                          keys, each of the right type and consistent (the rounds,
+                                          the peak memory per engine); NAME=VALUE pins a member's
+                                          value (None for null), NAME>N bounds a number from below,
+                                          NAME~TEXT wants TEXT in a string (NAME: a top-level
+                                          member, or OBJECT.MEMBER)
   keys.py progress FILE [WANT...]         FILE (a captured stderr) holds only --progress lines:
                                           "\r\033[K" + "rmgsort: PHASE ...", at most 100 columns,
                                           every "[D/T rounds]" with D <= T. WANT: rounds | rate |
@@ -158,11 +162,15 @@ def property_holds(type_name, path, prop):
     raise ValueError(f"unknown property {prop}")
 
 
-REQUIRED_STATS = ("version", "key_type", "keys", "bytes", "threads", "wall_seconds", "phases_seconds",
-                  "throughput", "engine", "gpus_selected", "peak_host_memory_bytes", "peak_device_memory_bytes",
-                  "rounds", "round_keys", "round_sort_seconds")
+# Every --stats object, schema 1, whatever the run's end; a successful run's also has the rest.
+STATS_HEADER = ("schema", "status", "exit_code", "error", "command", "version", "start_time", "host", "command_line")
+REQUIRED_STATS = STATS_HEADER + (
+    "key_type", "keys", "bytes", "threads", "host_memory_limit_bytes", "wall_seconds", "phases_seconds",
+    "throughput", "engine", "gpus_selected", "peak_host_memory_bytes", "peak_device_memory_bytes", "rounds",
+    "round_keys", "round_sort_seconds")
 THROUGHPUTS = ("keys_per_second", "bytes_per_second", "sort_keys_per_second", "partition_bytes_per_second",
                "read_bytes_per_second", "write_bytes_per_second")
+START_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z")
 
 
 def is_count(value):
@@ -174,7 +182,7 @@ def is_number(value):
 
 
 def check_consistency(stats):
-    """None when the members agree with each other, else the reason."""
+    """None when the members of a successful run agree with each other, else the reason."""
     if not is_count(stats["peak_host_memory_bytes"]) or stats["peak_host_memory_bytes"] == 0:
         return f"peak_host_memory_bytes is not a positive integer: {stats['peak_host_memory_bytes']!r}"
     device = stats["peak_device_memory_bytes"]
@@ -184,10 +192,10 @@ def check_consistency(stats):
         return f"the CPU engine reports device memory {device}"
     if stats["engine"] == "gpu" and (len(device) != len(stats["gpus_selected"]) or 0 in device):
         return f"peak_device_memory_bytes {device} is not one allocation per GPU of {stats['gpus_selected']}"
-    for key in THROUGHPUTS:
-        value = stats["throughput"].get(key)
-        if not is_number(value) or value < 0:
-            return f"throughput.{key} is not a non-negative number: {value!r}"
+    for key in THROUGHPUTS:  # null where the phase did not run
+        value = stats["throughput"].get(key, "absent")
+        if value is not None and (not is_number(value) or value < 0):
+            return f"throughput.{key} is not a non-negative number or null: {value!r}"
     rounds, round_keys, seconds = stats["rounds"], stats["round_keys"], stats["round_sort_seconds"]
     if not is_count(rounds) or rounds < 1:
         return f"rounds is not a positive integer: {rounds!r}"
@@ -200,34 +208,86 @@ def check_consistency(stats):
     return None
 
 
+def check_empty_values(value, where="stats"):
+    """None when no member anywhere is "" (absent is null) or counts milliseconds, else the reason."""
+    if value == "":
+        return f"{where} is an empty string (absent values are null)"
+    if isinstance(value, dict):
+        for key, member in value.items():
+            if key.endswith("_ms"):
+                return f"{where}.{key} is in milliseconds (schema 1 has seconds everywhere)"
+            why = check_empty_values(member, f"{where}.{key}")
+            if why:
+                return why
+    if isinstance(value, list):
+        for i, member in enumerate(value):
+            why = check_empty_values(member, f"{where}[{i}]")
+            if why:
+                return why
+    return None
+
+
+def check_header(stats):
+    """None when the members every --stats object begins with are right, else the reason."""
+    if stats["schema"] != 1:
+        return f"schema is {stats['schema']!r}, expected 1"
+    if stats["status"] == "ok":
+        if stats["exit_code"] != 0 or stats["error"] is not None:
+            return f"status ok with exit_code {stats['exit_code']!r} and error {stats['error']!r}"
+    elif stats["status"] == "error":
+        if not is_count(stats["exit_code"]) or stats["exit_code"] == 0:
+            return f"status error with exit_code {stats['exit_code']!r}"
+        if not isinstance(stats["error"], str) or not stats["error"]:
+            return f"status error without an error message: {stats['error']!r}"
+    else:
+        return f"status is {stats['status']!r}, expected ok or error"
+    if not isinstance(stats["start_time"], str) or not START_TIME.fullmatch(stats["start_time"]):
+        return f"start_time is not ISO 8601 UTC to the millisecond: {stats['start_time']!r}"
+    if not isinstance(stats["host"], str):
+        return f"host is not a string: {stats['host']!r}"
+    line = stats["command_line"]
+    if not isinstance(line, list) or not line or not all(isinstance(a, str) for a in line):
+        return f"command_line is not a list of strings: {line!r}"
+    if stats["command"] not in line:
+        return f"command_line {line!r} does not hold the command {stats['command']!r}"
+    return None
+
+
 def check_stats(path, pins):
-    text = sys.stdin.read() if path == "-" else open(path).read()
+    """None when PATH holds one --stats object (a successful run's unless a pin says status=error) with
+    the pinned values, else the reason."""
+    text = sys.stdin.read() if path == "-" else open(path, encoding="utf-8").read()
     try:
         stats = json.loads(text)  # exactly one JSON value, nothing after it
     except json.JSONDecodeError as e:
         return f"not one JSON object: {e}: {text[:200]!r}"
     if not isinstance(stats, dict):
         return "not a JSON object"
-    missing = [k for k in REQUIRED_STATS if k not in stats]
+    failed = stats.get("status") == "error"
+    missing = [k for k in (STATS_HEADER if failed else REQUIRED_STATS) if k not in stats]
     if missing:
         return f"missing keys {missing}"
-    for key in ("keys", "bytes", "threads"):
-        if not isinstance(stats[key], int) or stats[key] < 0:
-            return f"{key} is not a non-negative integer: {stats[key]!r}"
-    if not isinstance(stats["wall_seconds"], (int, float)) or stats["wall_seconds"] < 0:
-        return f"wall_seconds is not a non-negative number: {stats['wall_seconds']!r}"
-    for key in ("phases_seconds", "throughput"):
-        if not isinstance(stats[key], dict):
-            return f"{key} is not an object"
-    if stats["threads"] < 1:
-        return "threads < 1"
-    why = check_consistency(stats)
+    why = check_header(stats) or check_empty_values(stats)
     if why:
         return why
+    if not failed:
+        for key in ("keys", "bytes", "threads", "host_memory_limit_bytes"):
+            if not is_count(stats[key]):
+                return f"{key} is not a non-negative integer: {stats[key]!r}"
+        if not is_number(stats["wall_seconds"]) or stats["wall_seconds"] < 0:
+            return f"wall_seconds is not a non-negative number: {stats['wall_seconds']!r}"
+        for key in ("phases_seconds", "throughput"):
+            if not isinstance(stats[key], dict):
+                return f"{key} is not an object"
+        if stats["threads"] < 1:
+            return "threads < 1"
+        why = check_consistency(stats)
+        if why:
+            return why
     for pin in pins:
-        match = re.fullmatch(r"([\w.]+)([=>])(.*)", pin)
+        match = re.fullmatch(r"([\w.]+)([=>~])(.*)", pin, re.DOTALL)
         if not match:
-            return f"bad pin {pin!r}: NAME=VALUE or NAME>NUMBER"
+            return f"bad pin {pin!r}: NAME=VALUE, NAME>NUMBER or NAME~TEXT"
         key, relation, want = match.groups()
         got = stats
         for part in key.split("."):  # throughput.read_bytes_per_second: a nested member
@@ -236,6 +296,8 @@ def check_stats(path, pins):
             return f"{key} is {got!r}, expected {want}"
         if relation == ">" and not (is_number(got) and got > float(want)):
             return f"{key} is {got!r}, expected more than {want}"
+        if relation == "~" and not (isinstance(got, str) and want in got):
+            return f"{key} is {got!r}, expected it to contain {want!r}"
     return None
 
 

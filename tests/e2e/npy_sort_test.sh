@@ -33,12 +33,12 @@ flush_ref() {
   : >"$MANIFEST"
 }
 
-# stat_of FILE MEMBER...: a member of a --stats JSON file (a path of keys; empty when absent).
+# stat_of FILE MEMBER...: a member of a --stats JSON file (a path of keys; empty when absent or null).
 stat_of() {
   "$PY" -c 'import json, sys
 v = json.load(open(sys.argv[1]))
-for k in sys.argv[2:]: v = v.get(k, "") if isinstance(v, dict) else ""
-print(v)' "$@" 2>/dev/null
+for k in sys.argv[2:]: v = v.get(k) if isinstance(v, dict) else None
+print("" if v is None else v)' "$@" 2>/dev/null
 }
 
 SIMPLE=(u4 u8 i4 i8 f4 f8)
@@ -173,6 +173,8 @@ expect_rc 0
 expect_size "$D/raw.out" 800
 expect_size "$D/raw.idx" 800
 [[ $(stat_of "$D/raw.json" input_format) == raw ]] || fail "input_format $(stat_of "$D/raw.json" input_format)"
+"$PY" -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))["key_field"] is not None)' "$D/raw.json" ||
+  fail "key_field is not null for raw input"
 end
 
 echo "== 3. refusals"

@@ -71,9 +71,10 @@ flush_ref() {
   : >"$MANIFEST"
 }
 
-# stat_of FILE MEMBER: a top-level member of a --stats JSON file (empty when absent).
+# stat_of FILE MEMBER: a top-level member of a --stats JSON file (empty when absent or null).
 stat_of() {
-  "$PY" -c 'import json,sys; print(json.load(open(sys.argv[1])).get(sys.argv[2], ""))' "$1" "$2" 2>/dev/null
+  "$PY" -c 'import json,sys; v = json.load(open(sys.argv[1])).get(sys.argv[2]); print("" if v is None else v)' \
+    "$1" "$2" 2>/dev/null
 }
 
 echo "== 1. every key type x record layout x size, both orders, in memory on the CPU"

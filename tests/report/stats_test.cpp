@@ -1,10 +1,17 @@
-// What --stats and --progress print: the JSON object's members, the peak memory, the progress line.
+// What --stats and --progress print: the members every statistics object begins with, its file
+// (on success and on failure), the peak memory, the progress line.
 #include "report/stats.hpp"
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <chrono>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <regex>
 #include <thread>
 #include <vector>
 
@@ -13,22 +20,110 @@
 namespace rmgsort {
 namespace {
 
-TEST(JsonObjectTest, MembersKeepTheirOrderAndStringsAreEscaped) {
-  const std::string json = JsonObject()
-                               .add("name", "a \"quoted\"\\path\n")
-                               .add("keys", std::uint64_t(18446744073709551615ull))
-                               .add("ok", true)
-                               .add("seconds", 0.25)
-                               .add("gpus", std::vector<int>{0, 2})
-                               .add("nested", JsonObject().add("x", -3))
-                               .dump();
-  EXPECT_EQ(json,
-            "{\"name\":\"a \\\"quoted\\\"\\\\path\\n\",\"keys\":18446744073709551615,\"ok\":true,"
-            "\"seconds\":0.25,\"gpus\":[0,2],\"nested\":{\"x\":-3}}");
+TEST(StatsHeaderTest, ASuccessfulRunIsOkWithANullError) {
+  RunStart start{"2025-03-01T12:34:56.789Z", "node7", std::vector<std::string>{"rmgsort", "sort", "a\xff"}};
+  EXPECT_EQ(json_line(stats_header("sort", "0.1.0", start, RunEnd{})),
+            "{\"schema\":1,\"status\":\"ok\",\"exit_code\":0,\"error\":null,\"command\":\"sort\","
+            "\"version\":\"0.1.0\",\"start_time\":\"2025-03-01T12:34:56.789Z\",\"host\":\"node7\","
+            "\"command_line\":[\"rmgsort\",\"sort\",\"a\\udcff\"]}");
 }
 
-TEST(JsonObjectTest, NonFiniteNumbersBecomeNull) {
-  EXPECT_EQ(JsonObject().add("rate", 1.0 / 0.0).dump(), "{\"rate\":null}");
+TEST(StatsHeaderTest, AFailedRunIsAnErrorWithItsExitCodeAndMessage) {
+  const Json header = stats_header("sort", "0.1.0", RunStart{"t", "", std::nullopt}, RunEnd{2, "in: cannot open"});
+  EXPECT_EQ(header["status"], "error");
+  EXPECT_EQ(header["exit_code"], 2);
+  EXPECT_EQ(header["error"], "in: cannot open");
+  EXPECT_TRUE(header["host"].is_null()) << "an unknown host is null, not \"\"";
+  EXPECT_TRUE(header["command_line"].is_null());
+  EXPECT_EQ(stats_header("sort", "0.1.0", RunStart{}, RunEnd{1, "--verify failed"})["status"], "error");
+}
+
+TEST(RunStartTest, NowIsAnIso8601UtcTimeOfThisHostAndThisProcesssArguments) {
+  const RunStart start = RunStart::now();
+  EXPECT_TRUE(std::regex_match(start.time, std::regex(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z)"))) << start.time;
+  char host[256] = {};
+  ASSERT_EQ(gethostname(host, sizeof host - 1), 0);
+  EXPECT_EQ(start.host, host);
+  ASSERT_TRUE(start.command_line.has_value());
+  ASSERT_FALSE(start.command_line->empty());
+  EXPECT_NE(start.command_line->front().find("report_test"), std::string::npos) << start.command_line->front();
+}
+
+// The text of a file.
+std::string contents(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>());
+}
+
+class StatsOutputTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    char dir[] = "/tmp/rmgsort-stats-XXXXXX";
+    ASSERT_NE(mkdtemp(dir), nullptr);
+    dir_ = dir;
+    path_ = dir_ + "/stats.json";
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  // The files in the directory.
+  [[nodiscard]] std::ptrdiff_t entries() const {
+    return std::distance(std::filesystem::directory_iterator(dir_), std::filesystem::directory_iterator{});
+  }
+
+  std::string dir_, path_;
+};
+
+TEST_F(StatsOutputTest, PreparedStatisticsAppearOnlyWhenCommitted) {
+  StatsOutput stats(path_);
+  stats.prepare(Json{{"status", "ok"}});
+  EXPECT_FALSE(std::filesystem::exists(path_));
+  stats.commit();
+  EXPECT_EQ(contents(path_), "{\"status\":\"ok\"}\n");
+}
+
+TEST_F(StatsOutputTest, AFailureBeforeAnythingWasPreparedIsWrittenAndCommitted) {
+  StatsOutput stats(path_);
+  stats.write_failure(Json{{"status", "error"}});
+  EXPECT_EQ(contents(path_), "{\"status\":\"error\"}\n");
+  EXPECT_EQ(entries(), 1) << "a temporary file is left";
+}
+
+TEST_F(StatsOutputTest, AFailureReplacesPreparedStatistics) {
+  StatsOutput stats(path_);
+  stats.prepare(Json{{"status", "ok"}});
+  stats.write_failure(Json{{"status", "error"}});
+  EXPECT_EQ(contents(path_), "{\"status\":\"error\"}\n");
+  EXPECT_EQ(entries(), 1) << "a temporary file is left";
+}
+
+TEST_F(StatsOutputTest, AFailureAfterTheCommitReplacesCommittedStatistics) {
+  StatsOutput stats(path_);
+  stats.prepare(Json{{"status", "ok"}});
+  stats.commit();
+  stats.write_failure(Json{{"status", "error"}});
+  EXPECT_EQ(contents(path_), "{\"status\":\"error\"}\n");
+}
+
+TEST_F(StatsOutputTest, NoPathWritesNothing) {
+  StatsOutput stats("");
+  stats.prepare(Json{{"status", "ok"}});
+  stats.commit();
+  stats.write_failure(Json{{"status", "error"}});
+  EXPECT_TRUE(std::filesystem::is_empty(dir_));
+}
+
+TEST(StatsOutputStdoutTest, AFailureAfterStatisticsWentToStandardOutputWritesNoSecondObject) {
+  testing::internal::CaptureStdout();
+  {
+    StatsOutput stats("-");
+    stats.prepare(Json{{"status", "ok"}});
+    stats.commit();
+    stats.write_failure(Json{{"status", "error"}});
+  }
+  EXPECT_EQ(testing::internal::GetCapturedStdout(), "{\"status\":\"ok\"}\n");
+  testing::internal::CaptureStdout();
+  StatsOutput("-").write_failure(Json{{"status", "error"}});
+  EXPECT_EQ(testing::internal::GetCapturedStdout(), "{\"status\":\"error\"}\n");
 }
 
 TEST(PeakHostMemoryTest, CountsMemoryWhileItIsResident) {
