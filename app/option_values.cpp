@@ -30,9 +30,11 @@ const NamedProgressMode* find_progress_mode(const std::string& text) {
 }
 
 std::string unknown_progress_mode(const std::string& text) {
-  std::string expected;
-  for (std::size_t i = 0; i < std::size(kProgressModes); ++i)
-    expected += (i == 0 ? "" : i + 1 == std::size(kProgressModes) ? " or " : ", ") + std::string(kProgressModes[i].name);
+  std::string expected;  // "auto, always, never, lines or json"
+  for (std::size_t i = 0; i < std::size(kProgressModes); ++i) {
+    if (i > 0) expected += i + 1 == std::size(kProgressModes) ? " or " : ", ";
+    expected += kProgressModes[i].name;
+  }
   return "unknown mode '" + text + "' (expected " + expected + ")";
 }
 

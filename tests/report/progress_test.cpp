@@ -168,7 +168,8 @@ TEST(ProgressSummaryTest, NamesTheGpusAndLeavesTheRateOutWhenNoTimeWasMeasured) 
   EXPECT_EQ(summary_line({"sorted", 3ull << 30, 1.5, "gpu", "2 GPUs"}),
             "rmgsort: sorted 3.00 GiB in 1.50s (2.00 GiB/s) on 2 GPUs");
   EXPECT_EQ(summary_line({"checked", 0, 0, "cpu", ""}), "rmgsort: checked 0 B in 0.00s on the CPU");
-  EXPECT_EQ(summary_line({"sorted", 1 << 20, 185, "cpu", ""}), "rmgsort: sorted 1.00 MiB in 3m05s (5.53 KiB/s) on the CPU");
+  EXPECT_EQ(summary_line({"sorted", 1 << 20, 185, "cpu", ""}),
+            "rmgsort: sorted 1.00 MiB in 3m05s (5.53 KiB/s) on the CPU");
 }
 
 TEST_F(ProgressLogTest, JsonWritesOneObjectALineEachParsingAndEndsWithDone) {
