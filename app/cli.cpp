@@ -35,6 +35,9 @@ constexpr const char* kTypeHelp =
 constexpr const char* kRecordSizeHelp =
     "Bytes per record (default: the key's width): the input is fixed-size records, each holding a key";
 constexpr const char* kKeyOffsetHelp = "Where the key lies in each record, in bytes (default 0)";
+constexpr const char* kProgressHelp =
+    "Progress on standard error: a line redrawn on a terminal (auto: when it is one; always), lines for a log "
+    "(one per phase and every 5 s), json (the same as JSON objects), or never";
 
 // Text of the options whose conversion may fail with our own messages (CLI11 only collects them).
 struct RawOptions {
@@ -51,7 +54,7 @@ void add_sort_command(CLI::App& app, SortOptions& sort, RawOptions& raw) {
       ->capture_default_str()->type_name("FILE");
   cmd->add_option("-t,--type", raw.type,
                   std::string(kTypeHelp) + "; required for raw input, taken from the header of a .npy input")
-      ->type_name("TYPE");
+      ->type_name("TYPE")->check(key_type_choices());
   cmd->add_option("--record-size", raw.record_size, kRecordSizeHelp)->type_name("BYTES");
   cmd->add_option("--key-offset", raw.key_offset, kKeyOffsetHelp)->type_name("BYTES");
   cmd->add_option("--key", sort.key_field, "A structured .npy input's field to sort by")->type_name("FIELD");
@@ -75,8 +78,8 @@ void add_sort_command(CLI::App& app, SortOptions& sort, RawOptions& raw) {
   cmd->add_option("--threads", sort.threads, "CPU threads (default: every core)")->check(thread_count_check())->type_name("N");
   cmd->add_option("--stats", sort.stats, "Write one JSON object of statistics to FILE, or - for standard output")
       ->type_name("FILE");
-  cmd->add_option("--progress", raw.progress, "Progress on standard error: auto (when it is a terminal), always, never")
-      ->capture_default_str()->type_name("MODE");
+  cmd->add_option("--progress", raw.progress, kProgressHelp)->capture_default_str()->type_name("MODE")
+      ->check(progress_choices());
   cmd->add_flag("--verify", sort.verify,
                 "Check order and that the output is a permutation of the input before committing it");
   apply_value_rules(*cmd);
@@ -88,7 +91,7 @@ void add_generate_command(CLI::App& app, GenerateOptions& generate, RawOptions& 
   cmd->add_option("-o,--output", generate.output,
                   "Output file; - writes standard output; a name ending in .npy gets a NumPy .npy header")
       ->required()->type_name("FILE");
-  cmd->add_option("-t,--type", raw.type, kTypeHelp)->required()->type_name("TYPE");
+  cmd->add_option("-t,--type", raw.type, kTypeHelp)->required()->type_name("TYPE")->check(key_type_choices());
   cmd->add_option("--record-size", raw.record_size, kRecordSizeHelp)->type_name("BYTES");
   cmd->add_option("--key-offset", raw.key_offset, kKeyOffsetHelp)->type_name("BYTES");
   auto* count = cmd->add_option("--count", raw.count,
@@ -104,8 +107,8 @@ void add_generate_command(CLI::App& app, GenerateOptions& generate, RawOptions& 
       ->capture_default_str()->type_name("N");
   cmd->add_option("--threads", generate.threads, "CPU threads (default: every core)")
       ->check(thread_count_check())->type_name("N");
-  cmd->add_option("--progress", raw.progress, "Progress on standard error: auto, always, never")
-      ->capture_default_str()->type_name("MODE");
+  cmd->add_option("--progress", raw.progress, kProgressHelp)->capture_default_str()->type_name("MODE")
+      ->check(progress_choices());
   apply_value_rules(*cmd);
 }
 
@@ -117,7 +120,7 @@ void add_check_command(CLI::App& app, CheckOptions& check, RawOptions& raw) {
       ->required()->type_name("");
   cmd->add_option("-t,--type", raw.type, std::string(kTypeHelp) + "; required unless FILE is a .npy file, whose "
                                                                    "header gives it (then it must agree)")
-      ->type_name("TYPE");
+      ->type_name("TYPE")->check(key_type_choices());
   cmd->add_option("--record-size", raw.record_size, std::string(kRecordSizeHelp) + " (not for a .npy file)")
       ->type_name("BYTES");
   cmd->add_option("--key-offset", raw.key_offset, std::string(kKeyOffsetHelp) + " (not for a .npy file)")
@@ -145,9 +148,8 @@ void add_check_command(CLI::App& app, CheckOptions& check, RawOptions& raw) {
   cmd->add_option("--threads", check.threads, "CPU threads (default: every core)")
       ->check(thread_count_check())
       ->type_name("N");
-  cmd->add_option("--progress", raw.progress, "Progress on standard error: auto (when it is a terminal), always, never")
-      ->capture_default_str()
-      ->type_name("MODE");
+  cmd->add_option("--progress", raw.progress, kProgressHelp)->capture_default_str()->type_name("MODE")
+      ->check(progress_choices());
   apply_value_rules(*cmd);
 }
 

@@ -21,9 +21,16 @@ std::string names_of(const CLI::Option& option) {
   return names;
 }
 
+// The name of the value an option takes ("TYPE"), without the choices --help lists beside it
+// (CLI11 appends its validators' descriptions: "TYPE:{u32,u64,...}").
+std::string value_name(const CLI::Option& option) {
+  const std::string name = option.get_type_name();
+  return name.substr(0, name.find(':'));
+}
+
 // The names and the value an option takes ("-o/--output FILE"); a positional's name ("FILE").
 std::string names_and_value(const CLI::Option& option) {
-  const std::string value = option.get_type_name();
+  const std::string value = value_name(option);
   return option.nonpositional() && !value.empty() ? names_of(option) + " " + value : names_of(option);
 }
 
@@ -75,7 +82,7 @@ std::string mismatch_text(const CLI::App& command, std::string_view text) {
   const CLI::Option* option = option_named_in(command, text);
   if (option == nullptr) return {};
   if (option->get_items_expected_max() == 0) return names_of(*option) + " takes no value";
-  const std::string value = option->get_type_name();
+  const std::string value = value_name(*option);
   if (option->count() > 1)
     return names_of(*option) + " given " + std::to_string(option->count()) + " times (expected one " + value + ")";
   return names_of(*option) + " needs a value (" + value + ")";

@@ -16,6 +16,7 @@
 #include "host/order_check.hpp"
 #include "io/standard_descriptors.hpp"
 #include "report/progress.hpp"
+#include "report/stopwatch.hpp"
 
 namespace rmgsort {
 namespace {
@@ -74,9 +75,17 @@ void check_original(const CheckInput& original, const RecordLayout& layout, cons
   }
 }
 
+// The bytes of INPUT's records, as its progress counts them: a file's (after a .npy header); 0 for
+// a stream, whose length is not known.
+std::uint64_t data_bytes(const CheckInput& input) {
+  if (!input.file.regular) return 0;
+  return input.npy ? input.npy->data_bytes() : input.file.size;
+}
+
 }  // namespace
 
 int run_check(const CheckOptions& options) {
+  const Stopwatch wall;
   if (options.file == "-" && options.original == "-")
     throw Error("check: FILE and --original cannot both be standard input");
   if ((options.file == "-" || options.original == "-") && hold_closed_standard_descriptors().input)
@@ -100,7 +109,7 @@ int run_check(const CheckOptions& options) {
   }
   const std::string name = file.name();
   Progress progress(options.progress);
-  progress.phase("checking " + name, file.file.regular ? file.file.size : 0);
+  progress.phase("checking " + name, data_bytes(file));
   OrderChecker order(layout, options.order, options.float_order);
   KeyChecksum checksum;
   const std::uint64_t records = stream_check_records(file, layout, [&](const std::byte* data, std::size_t bytes) {
@@ -108,6 +117,7 @@ int run_check(const CheckOptions& options) {
     checksum += checksum_records(data, bytes, layout.record_size);
     progress.advance(bytes);
   });
+  std::uint64_t bytes_checked = records * layout.record_size;  // FILE's, then ORIGINAL's too: the progress summary's
 
   // "OK NAME: 6 u32 keys in ascending order; 1 duplicate keys; checksum HEX[; a permutation of ORIGINAL]"
   std::string summary = name + ": ";
@@ -123,12 +133,12 @@ int run_check(const CheckOptions& options) {
 
   if (original_file) {
     const std::string original_name = original_file->name();
-    progress.phase("checksumming " + original_name, original_file->file.regular ? original_file->file.size : 0);
+    progress.phase("checksumming " + original_name, data_bytes(*original_file));
     KeyChecksum original;
-    stream_check_records(*original_file, layout, [&](const std::byte* data, std::size_t bytes) {
+    bytes_checked += stream_check_records(*original_file, layout, [&](const std::byte* data, std::size_t bytes) {
       original += checksum_records(data, bytes, layout.record_size);
       progress.advance(bytes);
-    });
+    }) * layout.record_size;
     if (original == checksum) {
       summary += "; a permutation of " + original_name;
     } else {
@@ -137,7 +147,10 @@ int run_check(const CheckOptions& options) {
                  (layout.is_bare_key() ? " keys" : " records") + ", checksum " + original.hex() + ")";
     }
   }
-  progress.finish();  // the line erased before the summary goes out (standard error may be standard output)
+  // Progress ends (a terminal's line erased, its summary written) before the result goes out:
+  // standard error may be standard output.
+  progress.finish();  // (before the wall time is read: the summary's time includes the last phase's)
+  progress.summary({"checked", bytes_checked, wall.seconds(), "cpu", ""});
   std::printf("%s %s\n", ok ? "OK" : "FAIL", summary.c_str());
   std::fflush(stdout);
   return ok ? kExitOk : kExitCheckFailed;

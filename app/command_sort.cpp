@@ -228,6 +228,8 @@ int sort_and_commit(const SortOptions& options, const Validated& validated, cons
   stats.commit();
   if (index) index->commit();
   if (output) output->commit();
+  progress.summary({"sorted", report.outcome->bytes, report.wall_seconds, std::string(plan->engine->name()),
+                    plan->engine->devices()});
   return kExitOk;
 }
 

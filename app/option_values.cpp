@@ -1,14 +1,55 @@
 #include "app/option_values.hpp"
 
 #include <charconv>
+#include <iterator>
 
 #include "core/error.hpp"
 
 namespace rmgsort {
+namespace {
+
+std::string unknown_key_type(const std::string& text) {
+  return "unknown key type '" + text + "' (expected one of u32 u64 i32 i64 f32 f64 bytes:N, N = 1..32)";
+}
+
+struct NamedProgressMode {
+  const char* name;
+  ProgressMode mode;
+};
+constexpr NamedProgressMode kProgressModes[] = {{"auto", ProgressMode::automatic},
+                                                {"always", ProgressMode::always},
+                                                {"never", ProgressMode::never},
+                                                {"lines", ProgressMode::lines},
+                                                {"json", ProgressMode::json}};
+
+const NamedProgressMode* find_progress_mode(const std::string& text) {
+  for (const NamedProgressMode& named : kProgressModes) {
+    if (text == named.name) return &named;
+  }
+  return nullptr;
+}
+
+std::string unknown_progress_mode(const std::string& text) {
+  std::string expected;  // "auto, always, never, lines or json"
+  for (std::size_t i = 0; i < std::size(kProgressModes); ++i) {
+    if (i > 0) expected += i + 1 == std::size(kProgressModes) ? " or " : ", ";
+    expected += kProgressModes[i].name;
+  }
+  return "unknown mode '" + text + "' (expected " + expected + ")";
+}
+
+}  // namespace
 
 KeySpec key_spec_option(const std::string& text) {
   if (auto spec = parse_key_spec(text)) return *spec;
-  throw Error("--type: unknown key type '" + text + "' (expected one of u32 u64 i32 i64 f32 f64 bytes:N, N = 1..32)");
+  throw Error("--type: " + unknown_key_type(text));
+}
+
+const CLI::Validator& key_type_choices() {
+  static const CLI::Validator check(
+      [](std::string& text) { return parse_key_spec(text) ? std::string() : unknown_key_type(text); },
+      "{u32,u64,i32,i64,f32,f64,bytes:N}", "key type");
+  return check;
 }
 
 std::uint64_t byte_count_option(const std::string& text, const char* option) {
@@ -36,10 +77,19 @@ std::uint64_t seed_option(const std::string& text) {
 }
 
 ProgressMode progress_option(const std::string& text) {
-  if (text == "auto") return ProgressMode::automatic;
-  if (text == "always") return ProgressMode::always;
-  if (text == "never") return ProgressMode::never;
-  throw Error("--progress: unknown mode '" + text + "' (expected auto, always or never)");
+  if (const NamedProgressMode* named = find_progress_mode(text)) return named->mode;
+  throw Error("--progress: " + unknown_progress_mode(text));
+}
+
+const CLI::Validator& progress_choices() {
+  static const CLI::Validator check = [] {
+    std::string names;
+    for (const NamedProgressMode& named : kProgressModes) names += (names.empty() ? "{" : ",") + std::string(named.name);
+    return CLI::Validator(
+        [](std::string& text) { return find_progress_mode(text) ? std::string() : unknown_progress_mode(text); },
+        names + "}", "progress mode");
+  }();
+  return check;
 }
 
 void apply_value_rules(CLI::App& command) {

@@ -1,6 +1,7 @@
 // The command line's values with rmgsort's messages: the options CLI11 only collects as text
 // (--type, --record-size, --key-offset, --seed, --progress) converted, and the rules CLI11 checks
-// while it parses (--threads, no empty values, flags without values). Each error names the option.
+// while it parses (--threads, the choices of --type and --progress, which --help lists, no empty
+// values, flags without values). Each error names the option.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -16,6 +17,10 @@ namespace rmgsort {
 
 [[nodiscard]] KeySpec key_spec_option(const std::string& text);
 
+// --type's choices, listed by --help ("TYPE:{u32,u64,i32,i64,f32,f64,bytes:N}"); an unknown type is
+// refused while parsing, in key_spec_option's words.
+[[nodiscard]] const CLI::Validator& key_type_choices();
+
 // A whole number of bytes (no suffix): --record-size, --key-offset.
 [[nodiscard]] std::uint64_t byte_count_option(const std::string& text, const char* option);
 
@@ -26,6 +31,10 @@ namespace rmgsort {
 [[nodiscard]] std::uint64_t seed_option(const std::string& text);
 
 [[nodiscard]] ProgressMode progress_option(const std::string& text);
+
+// --progress's choices, listed by --help ("MODE:{auto,always,never,lines,json}"); an unknown mode
+// is refused while parsing, in progress_option's words.
+[[nodiscard]] const CLI::Validator& progress_choices();
 
 // --threads: a whole number from 1 to 4096 (CLI11's own Range says "Value abc not in range 1 to 4096").
 [[nodiscard]] const CLI::Validator& thread_count_check();

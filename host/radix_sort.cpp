@@ -22,7 +22,8 @@ using namespace radix_config;
 // `b` (scratch) at the same offsets. A range is "raw" (kRaw) only before its first read: it is then
 // in `a` with the caller's bit patterns; every later state holds encoded radix bits. Every sort_*
 // function leaves its range sorted and decoded in `a`, and is told that the range's keys agree on
-// every bit at and above `bit_end`.
+// every bit at and above `bit_end`. Each range that leaves the parallel passes sorted is counted
+// once to `sorted_` (placed()).
 template <class T, SortOrder kOrder>
 class RadixSorter {
   using Order = KeyOrder<T, kOrder>;
@@ -35,11 +36,15 @@ class RadixSorter {
   static_assert(kSequentialKeys <= UINT32_MAX);
 
  public:
-  RadixSorter(Bits* keys, Bits* scratch)
-      : a_(keys), b_(scratch), concurrency_(std::size_t(tbb::this_task_arena::max_concurrency())) {}
+  RadixSorter(Bits* keys, Bits* scratch, const SortedKeysHook& sorted)
+      : a_(keys),
+        b_(scratch),
+        concurrency_(std::size_t(tbb::this_task_arena::max_concurrency())),
+        sorted_(sorted ? &sorted : nullptr) {}
 
   void sort(std::size_t n) {
-    if (n > 1) sort_parallel<true>(a_, 0, n, kKeyBits);
+    if (n > 1) return sort_parallel<true>(a_, 0, n, kKeyBits);
+    placed(n);
   }
 
  private:
@@ -52,6 +57,9 @@ class RadixSorter {
   }
   static Bits low_mask(int bits) { return bits >= kKeyBits ? Bits(~Bits(0)) : Bits((Bits(1) << bits) - 1); }
   Bits* other(const Bits* buffer) const { return buffer == a_ ? b_ : a_; }
+  void placed(std::size_t keys) const {
+    if (sorted_ != nullptr && keys > 0) (*sorted_)(keys);
+  }
 
   // Where the next digit of `digit_bits` goes: right below bit_end, unless the keys agree there
   // (`differing` has no bit at or above that guess), then right below the highest differing bit.
@@ -199,10 +207,15 @@ class RadixSorter {
 
   // --- Many threads ----------------------------------------------------------------------------
 
+  // (Ranges of at most kSequentialKeys come here only as the whole input: the bucket loop below
+  // sorts such buckets itself.)
   template <bool kRaw>
   void sort_parallel(const Bits* in, std::size_t begin, std::size_t end, int bit_end) {
     const std::size_t n = end - begin;
-    if (n <= kSequentialKeys) return sort_sequential<kRaw>(in, begin, end, bit_end);
+    if (n <= kSequentialKeys) {
+      sort_sequential<kRaw>(in, begin, end, bit_end);
+      return placed(n);
+    }
 
     // Task t owns keys [part(t), part(t + 1)): it counts them, then scatters them to the offsets
     // it was given, so every bucket receives task 0's keys first, then task 1's, and so on.
@@ -226,7 +239,7 @@ class RadixSorter {
       if constexpr (!kRaw)
         tbb::parallel_for(tbb::blocked_range<std::size_t>(begin, end, kKeysPerTask),
                           [&](const auto& r) { finish_equal<false>(in, r.begin(), r.end()); });
-      return;
+      return placed(n);
     }
     if (const int better = next_shift(differing, bit_end, kDigitBits); better != shift) {
       shift = better;
@@ -251,42 +264,55 @@ class RadixSorter {
         tbb::parallel_for(tbb::blocked_range<std::size_t>(begin, end, kKeysPerTask), [&](const auto& r) {
           std::memcpy(a_ + r.begin(), out + r.begin(), r.size() * sizeof(Bits));
         });
-      return;
+      return placed(n);
     }
 
     std::array<std::size_t, kParallelBuckets + 1> bucket_begin;
     bucket_begin[0] = begin;
     for (std::size_t d = 0; d < kParallelBuckets; ++d) bucket_begin[d + 1] = bucket_begin[d] + bucket_size[d];
-    tbb::parallel_for(std::size_t{0}, kParallelBuckets, [&](std::size_t d) {
-      if (bucket_size[d] != 0) sort_parallel<false>(out, bucket_begin[d], bucket_begin[d + 1], shift);
+    // (The partitioning of parallel_for(0, kParallelBuckets, body): each chunk of buckets sums the
+    // keys its cache-sized buckets leave sorted, and counts them once.)
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, kParallelBuckets), [&](const auto& buckets) {
+      std::size_t finished = 0;
+      for (std::size_t d = buckets.begin(); d < buckets.end(); ++d) {
+        if (bucket_size[d] == 0) continue;
+        if (bucket_size[d] > kSequentialKeys) {
+          sort_parallel<false>(out, bucket_begin[d], bucket_begin[d + 1], shift);
+        } else {
+          sort_sequential<false>(out, bucket_begin[d], bucket_begin[d + 1], shift);
+          finished += bucket_size[d];
+        }
+      }
+      placed(finished);
     });
   }
 
   Bits* a_;
   Bits* b_;
   std::size_t concurrency_;
+  const SortedKeysHook* sorted_;  // nullptr: nobody asks
 };
 
 }  // namespace
 
 template <class T>
-void radix_sort(T* keys, std::size_t n, SortOrder order, T* scratch) {
+void radix_sort(T* keys, std::size_t n, SortOrder order, T* scratch, const SortedKeysHook& sorted) {
   using Bits = RadixBits<T>;
   // The sorter reads and writes the keys only as unsigned bit patterns of the same width.
   Bits* a = reinterpret_cast<Bits*>(keys);
   Bits* b = reinterpret_cast<Bits*>(scratch);
   if (order == SortOrder::ascending) {
-    RadixSorter<T, SortOrder::ascending>(a, b).sort(n);
+    RadixSorter<T, SortOrder::ascending>(a, b, sorted).sort(n);
   } else {
-    RadixSorter<T, SortOrder::descending>(a, b).sort(n);
+    RadixSorter<T, SortOrder::descending>(a, b, sorted).sort(n);
   }
 }
 
-template void radix_sort<std::uint32_t>(std::uint32_t*, std::size_t, SortOrder, std::uint32_t*);
-template void radix_sort<std::uint64_t>(std::uint64_t*, std::size_t, SortOrder, std::uint64_t*);
-template void radix_sort<std::int32_t>(std::int32_t*, std::size_t, SortOrder, std::int32_t*);
-template void radix_sort<std::int64_t>(std::int64_t*, std::size_t, SortOrder, std::int64_t*);
-template void radix_sort<float>(float*, std::size_t, SortOrder, float*);
-template void radix_sort<double>(double*, std::size_t, SortOrder, double*);
+template void radix_sort<std::uint32_t>(std::uint32_t*, std::size_t, SortOrder, std::uint32_t*, const SortedKeysHook&);
+template void radix_sort<std::uint64_t>(std::uint64_t*, std::size_t, SortOrder, std::uint64_t*, const SortedKeysHook&);
+template void radix_sort<std::int32_t>(std::int32_t*, std::size_t, SortOrder, std::int32_t*, const SortedKeysHook&);
+template void radix_sort<std::int64_t>(std::int64_t*, std::size_t, SortOrder, std::int64_t*, const SortedKeysHook&);
+template void radix_sort<float>(float*, std::size_t, SortOrder, float*, const SortedKeysHook&);
+template void radix_sort<double>(double*, std::size_t, SortOrder, double*, const SortedKeysHook&);
 
 }  // namespace rmgsort

@@ -13,6 +13,10 @@ namespace {
 // The first buffer; doubling from here costs a few mremaps for inputs of many GiB.
 constexpr std::uint64_t kInitialStreamBytes = std::uint64_t{64} << 20;
 
+// The most one read of the loop asks for, so that ON_READ hears of a slow stream's bytes as they
+// come: a pipe hands over at most its buffer (1 MiB: enlarge_pipe_buffer) a read() anyway.
+constexpr std::size_t kReadStepBytes = std::size_t{1} << 20;
+
 [[noreturn]] void throw_over_limit(const std::string& name, std::uint64_t limit_bytes) {
   throw Error(name + ": input is larger than the limit of " + std::to_string(limit_bytes) + " bytes");
 }
@@ -20,7 +24,8 @@ constexpr std::uint64_t kInitialStreamBytes = std::uint64_t{64} << 20;
 }  // namespace
 
 HostBuffer read_stream_prefix(const InputFile& input, std::uint64_t limit_bytes, std::uint64_t& bytes_read,
-                              bool& complete, std::span<const std::byte> head) {
+                              bool& complete, std::span<const std::byte> head,
+                              const std::function<void(std::size_t)>& on_read) {
   const std::string name = input.display_name();
   enlarge_pipe_buffer(input.fd);
   complete = true;
@@ -29,6 +34,7 @@ HostBuffer read_stream_prefix(const InputFile& input, std::uint64_t limit_bytes,
   HostBuffer buffer(std::max(head.size(), static_cast<std::size_t>(std::min(kInitialStreamBytes, most))));
   if (!head.empty()) std::memcpy(buffer.data(), head.data(), head.size());
   bytes_read = head.size();
+  if (on_read && !head.empty()) on_read(head.size());
   for (;;) {
     if (bytes_read == buffer.size()) {
       if (bytes_read >= most) {
@@ -37,9 +43,10 @@ HostBuffer read_stream_prefix(const InputFile& input, std::uint64_t limit_bytes,
       }
       buffer.grow(static_cast<std::size_t>(std::min(most, std::max<std::uint64_t>(2 * buffer.size(), 1))));
     }
-    const std::size_t want = buffer.size() - bytes_read;
+    const std::size_t want = std::min(buffer.size() - bytes_read, kReadStepBytes);
     const std::size_t got = read_full(input.fd, name, buffer.data() + bytes_read, want);
     bytes_read += got;
+    if (on_read && got > 0) on_read(got);
     if (got < want) break;
   }
   buffer.shrink(bytes_read);

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <span>
 
 #include "io/host_buffer.hpp"
@@ -19,8 +20,10 @@ namespace rmgsort {
 // Reads INPUT to its end or to LIMIT_BYTES + 1 bytes, whichever comes first: COMPLETE tells which.
 // When it is false the input continues (after the BYTES_READ = LIMIT_BYTES + 1 bytes returned) and
 // the caller goes on reading from INPUT's descriptor. HEAD: bytes of INPUT read already (to tell
-// its format: io/npy_input.hpp), which the buffer starts with.
+// its format: io/npy_input.hpp), which the buffer starts with. ON_READ, when not empty, is told the
+// bytes as they arrive (HEAD's first), read by read: --progress.
 [[nodiscard]] HostBuffer read_stream_prefix(const InputFile& input, std::uint64_t limit_bytes, std::uint64_t& bytes_read,
-                                            bool& complete, std::span<const std::byte> head = {});
+                                            bool& complete, std::span<const std::byte> head = {},
+                                            const std::function<void(std::size_t)>& on_read = {});
 
 }  // namespace rmgsort

@@ -46,7 +46,7 @@ _rmgsort() {
       return
       ;;
     --progress)
-      _rmgsort_values "auto always never" "$cur"
+      _rmgsort_values "auto always never lines json" "$cur"
       return
       ;;
     --float-order)

@@ -25,6 +25,12 @@ std::uint64_t CpuEngine::host_bytes_beside(std::uint64_t keys) const {
   return radix_sort_scratch_bytes(layout_.key_type, keys);
 }
 
+bool CpuEngine::report_to(Progress& progress) {
+  if (pairs_ || tag_sorter_) return false;
+  progress_ = &progress;
+  return true;
+}
+
 std::uint64_t CpuEngine::output_bytes(std::uint64_t keys) const {
   return tag_sorter_ ? tag_sorter_->output_bytes(keys) : 0;
 }
@@ -55,8 +61,11 @@ SortedRound CpuEngine::sort(std::byte* records, std::uint64_t count, SortOrder o
     if (!positions_wanted_) return SortedRound{{records, count * layout_.record_size}, {}};
     return SortedRound{{records, count * layout_.record_size}, {positions, count}};
   }
+  SortedKeysHook placed;
+  if (progress_ != nullptr)
+    placed = [progress = progress_, width = layout_.record_size](std::size_t keys) { progress->advance(keys * width); };
   visit_key_type(layout_.key_type, [&]<class T>(T) {
-    radix_sort(reinterpret_cast<T*>(records), count, order, scratch_.as<T>());
+    radix_sort(reinterpret_cast<T*>(records), count, order, scratch_.as<T>(), placed);
   });
   return SortedRound{{records, count * layout_.record_size}, {}};
 }

@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "io/host_buffer.hpp"
+#include "report/progress.hpp"
 #include "sort/record_tag_sorter.hpp"
 #include "sort/sort_engine.hpp"
 
@@ -30,6 +31,11 @@ class CpuEngine final : public SortEngine {
   void allocate(std::uint64_t keys) override;
   SortedRound sort(std::byte* records, std::uint64_t count, SortOrder order) override;
 
+  // From now on, adds the bytes of the keys each sort() has placed to PROGRESS as it goes, and
+  // returns true: bare keys, whose radix sort tells what it has placed (host/radix_sort.hpp).
+  // Records, sorted as pairs or by tags, tell nothing before their sort returns: false.
+  bool report_to(Progress& progress);
+
   [[nodiscard]] std::vector<std::uint64_t> device_bytes_allocated() const override { return {}; }
   // Records sorted by tags: the tag sort's steps so far (benchmarks); nullptr otherwise.
   [[nodiscard]] const RecordTagSorter* tag_sorter() const { return tag_sorter_ ? &*tag_sorter_ : nullptr; }
@@ -48,6 +54,7 @@ class CpuEngine final : public SortEngine {
   std::optional<RecordTagSorter> tag_sorter_;  // every other layout but bare keys without positions
   std::uint64_t scratch_keys_ = 0;
   HostBuffer scratch_;  // the radix sort's buffer: of the keys, of the pairs, or of the tags
+  Progress* progress_ = nullptr;  // report_to()
 };
 
 }  // namespace rmgsort

@@ -46,7 +46,8 @@ KeysInMemory read_stream_keys(const InputFile& input, std::uint64_t host_memory,
                               std::span<const std::byte> head) {
   KeysInMemory read;
   progress.phase("reading " + input.display_name(), 0);
-  read.keys = read_stream_prefix(input, stream_prefix_limit(host_memory), read.bytes, read.complete, head);
+  read.keys = read_stream_prefix(input, stream_prefix_limit(host_memory), read.bytes, read.complete, head,
+                                 [&progress](std::size_t bytes) { progress.advance(bytes); });
   return read;
 }
 

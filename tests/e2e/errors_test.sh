@@ -144,6 +144,33 @@ usage_error "--descending=1 (check)" "rmgsort: -r/--descending takes no value" "
   check "$IN/keys.bin" -t u32 --descending=1
 usage_error "empty --host-memory" "rmgsort: --host-memory: empty value" "$SORT_HINT" \
   sort "$IN/keys.bin" -t u32 --host-memory ''
+# -t and --progress list their choices in --help (TYPE:{...}, MODE:{...}); a value not among them
+# is refused while parsing, in rmgsort's words (never CLI11's "... not in {...}"), and the choices
+# stay out of the other messages that name the value ("expected one TYPE").
+usage_error "-t u33" \
+  "rmgsort: --type: unknown key type 'u33' (expected one of u32 u64 i32 i64 f32 f64 bytes:N, N = 1..32)" \
+  "$SORT_HINT" sort "$IN/keys.bin" -t u33
+usage_error "-t bytes:33 (check)" \
+  "rmgsort: --type: unknown key type 'bytes:33' (expected one of u32 u64 i32 i64 f32 f64 bytes:N, N = 1..32)" \
+  "$CHECK_HINT" check "$IN/keys.bin" -t bytes:33
+usage_error "--type U32 (generate: names are lower case)" \
+  "rmgsort: --type: unknown key type 'U32' (expected one of u32 u64 i32 i64 f32 f64 bytes:N, N = 1..32)" \
+  "$GENERATE_HINT" generate -o out --count 1 --type U32
+usage_error "--progress sometimes" \
+  "rmgsort: --progress: unknown mode 'sometimes' (expected auto, always, never, lines or json)" "$SORT_HINT" \
+  sort "$IN/keys.bin" -t u32 --progress sometimes
+usage_error "--progress=line (check)" \
+  "rmgsort: --progress: unknown mode 'line' (expected auto, always, never, lines or json)" "$CHECK_HINT" \
+  check "$IN/keys.bin" -t u32 --progress=line
+usage_error "--progress JSON (generate)" \
+  "rmgsort: --progress: unknown mode 'JSON' (expected auto, always, never, lines or json)" "$GENERATE_HINT" \
+  generate -o out -t u32 --count 1 --progress JSON
+usage_error "--progress twice" "rmgsort: --progress given 2 times (expected one MODE)" "$SORT_HINT" \
+  sort "$IN/keys.bin" -t u32 --progress lines --progress json
+usage_error "--progress without its value" "rmgsort: --progress needs a value (MODE)" "$SORT_HINT" \
+  sort "$IN/keys.bin" -t u32 --progress
+usage_error "empty --progress" "rmgsort: --progress: empty value" "$CHECK_HINT" check "$IN/keys.bin" -t u32 --progress ''
+usage_error "empty -t" "rmgsort: --type: empty value" "$SORT_HINT" sort "$IN/keys.bin" -t ''
 
 echo "== --host-memory limits (a 4000-byte file: 8000 bytes sort it in memory on the CPU; below 16 KiB it cannot even spill)"
 sort_error "4000-byte file with --host-memory 7999" "keys.bin;--host-memory" sort "$IN/keys.bin" -o @OUT@ -t u32 --gpus none --host-memory 7999

@@ -28,8 +28,10 @@ so the NaN tail is compared as a multiset of bit patterns; every other key is co
                                           member, or OBJECT.MEMBER)
   keys.py progress FILE [WANT...]         FILE (a captured stderr) holds only --progress lines:
                                           "\r\033[K" + "rmgsort: PHASE ...", at most 100 columns,
-                                          every "[D/T rounds]" with D <= T. WANT: rounds | rate |
-                                          eta | bytes | phase:TEXT (some line has it)
+                                          every "[D/T rounds]" with D <= T, then at most one summary
+                                          line after the last erase, ending with the only newline.
+                                          WANT: rounds | rate | eta | bytes | phase:TEXT (some line
+                                          has it) | summary (the summary line is there)
 """
 import json
 import math
@@ -311,11 +313,21 @@ PROGRESS_WANTS = {
 }
 
 
+# The line --progress ends a run with (every mode but json).
+PROGRESS_SUMMARY = re.compile(r"rmgsort: (sorted|checked) " + SIZE + r" in (\d+\.\d\ds|\d+m\d\ds|\d+h\d\dm)"
+                              r"( \(" + SIZE + r"/s\))? on (the CPU|\d+ GPUs?)")
+
+
 def check_progress(path, wants):
     """None when PATH holds only progress lines that meet every want, else the reason."""
     text = open(path, encoding="utf-8", errors="replace", newline="").read()  # keep the \r
+    summary = None
     if "\n" in text:
-        return f"a newline on stderr (progress redraws one line): {text[:300]!r}"
+        if text.index("\n") != len(text) - 1:
+            return f"a newline on stderr before the end (progress redraws one line): {text[:300]!r}"
+        text, erase, summary = text[:-1].rpartition("\r\033[K")
+        if not erase or not PROGRESS_SUMMARY.fullmatch(summary):
+            return f"the last line is not a summary after an erase: {summary!r}"
     lines = []
     for piece in text.split("\r"):
         if not piece:
@@ -336,7 +348,9 @@ def check_progress(path, wants):
     if not lines:
         return "no progress line drawn"
     for want in wants:
-        if want.startswith("phase:"):
+        if want == "summary":
+            found = summary is not None
+        elif want.startswith("phase:"):
             found = any(line.startswith("rmgsort: " + want[6:]) for line in lines)
         elif want in PROGRESS_WANTS:
             found = any(PROGRESS_WANTS[want].search(line) for line in lines)

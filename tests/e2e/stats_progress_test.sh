@@ -3,8 +3,11 @@
 # command_line, version, key_type, keys, bytes, threads, wall_seconds, phases_seconds, throughput,
 # peak host and device memory, rounds; "-" refused when the keys go to stdout; written on failure
 # too, with what ran; names that are not UTF-8 escaped so that it parses) and --progress
-# auto|always|never (progress only ever on stderr, one redrawn line of at most 100 columns: the
-# phase, the rounds done of the rounds planned, bytes, rate, ETA; never: nothing on stderr on success).
+# auto|always|never|lines|json (progress only ever on stderr: one redrawn line of at most 100
+# columns, the phase, the rounds done of the rounds planned, bytes, rate, ETA; or lines for a log,
+# one per phase end and every 5 s, without carriage returns; or those as JSON objects; each ends
+# with one summary line of a run that succeeded; never: nothing on stderr on success; --help lists
+# the modes).
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 require_python
 
@@ -32,12 +35,20 @@ expect_progress() {
   why=$(python3 "$KEYS_PY" progress "$WORK/stderr" "$@") || fail "progress: $why"
 }
 
-# slow_cat FILE [BYTES]: FILE's first BYTES (2000) bytes, a 0.6 s pause, the rest (a run long enough
-# to draw progress).
+# expect_progress_log lines|json WANT...: the last stderr holds only --progress lines (JSON objects)
+# meeting each WANT (progress_log.py).
+expect_progress_log() {
+  local why
+  why=$(python3 "$(dirname "${BASH_SOURCE[0]}")/progress_log.py" "$1" "$WORK/stderr" "${@:2}" 2>&1) ||
+    fail "progress $1: $why"
+}
+
+# slow_cat FILE [BYTES [SECONDS]]: FILE's first BYTES (2000) bytes, a pause of SECONDS (0.6), the
+# rest (a run long enough to draw progress).
 slow_cat() {
   local head=${2:-2000}
   head -c "$head" "$1"
-  sleep 0.6
+  sleep "${3:-0.6}"
   tail -c +$((head + 1)) "$1"
 }
 
@@ -257,12 +268,13 @@ skip "a --verify failure cannot be provoked from outside without a bug in the so
   "(tests/app/sort_report_test.cpp covers its statistics)"
 
 echo "== --progress"
-begin "--progress always, -o FILE, a 0.6 s stdin: progress on stderr, nothing on stdout"
+begin "--progress always, -o FILE, a 0.6 s stdin: progress on stderr, the summary line last, nothing on stdout"
 run "$RMGSORT" sort -t u64 -o "$S/out" --progress always < <(slow_cat "$S/in.u64")
 expect_rc 0
 expect_stdout_empty
 [[ -s "$WORK/stderr" ]] || fail "nothing on stderr"
-expect_progress "phase:reading stdin"
+expect_progress "phase:reading stdin" summary
+expect_stderr "rmgsort: sorted 781.27 KiB in "
 expect_same "$S/out" "$S/sorted.u64"
 end
 
@@ -348,6 +360,145 @@ else
   begin "--progress auto with stderr a terminal"
   skip "script (util-linux) is not installed"
 fi
+
+echo "== --progress lines and json"
+begin "--progress lines, in memory on the CPU: a line per phase, the sort's with its percentage, then the summary"
+rmg sort "$S/in.u64" -o "$S/out" -t u64 --gpus none --progress lines
+expect_rc 0
+expect_stdout_empty
+expect_progress_log lines "done:reading $S/in.u64" "percent:reading $S/in.u64" done:sorting percent:sorting \
+  rate:sorting "done:writing $S/out" summary:sorted lines=4
+expect_stderr "rmgsort: sorting 781.27 KiB/781.27 KiB (100%) " "rmgsort: sorted 781.27 KiB in " ") on the CPU"
+expect_same "$S/out" "$S/sorted.u64"
+end
+
+begin "--progress lines, through spill files: spilling, the sort of the rounds with their count, the summary"
+rmg sort "$S/big.u64" -o "$S/out" -t u64 --gpus none --host-memory 1M -T "$S/temp" --progress lines
+expect_rc 0
+expect_stdout_empty
+expect_progress_log lines "done:spilling $S/big.u64 to $S/temp" "done:sorting rounds" rounds "bytes:sorting rounds" \
+  summary:sorted
+expect_stderr "rmgsort: sorted 2.29 MiB in "
+expect_same "$S/out" "$S/big-sorted.u64"
+end
+
+begin "--progress lines, a 0.6 s stdin: its bytes and rate (no total), no line before the 5 s are over"
+run "$RMGSORT" sort -t u64 -o "$S/out" --progress lines < <(slow_cat "$S/in.u64")
+expect_rc 0
+expect_stdout_empty
+expect_progress_log lines "done:reading stdin" "bytes:reading stdin" "rate:reading stdin" "running:reading stdin=0" \
+  summary:sorted
+expect_stderr "rmgsort: reading stdin 781.27 KiB "
+expect_same "$S/out" "$S/sorted.u64"
+end
+
+begin "--progress lines, a stdin that pauses 6.5 s: one line while it runs (at 5 s) with the bytes so far, then its last"
+run "$RMGSORT" sort -t u64 -o "$S/out" --progress lines < <(slow_cat "$S/big.u64" 1500000 6.5)
+expect_rc 0
+expect_progress_log lines "running:reading stdin=1" "done:reading stdin" summary:sorted
+expect_stderr "rmgsort: reading stdin 1.00 MiB "
+expect_same "$S/out" "$S/big-sorted.u64"
+end
+
+begin "--progress lines with the keys on stdout: stdout holds exactly the keys, the lines are on stderr"
+run "$RMGSORT" sort -t u64 --progress lines <"$S/in.u64"
+expect_rc 0
+expect_same "$WORK/stdout" "$S/sorted.u64"
+expect_progress_log lines "done:reading stdin" summary:sorted
+end
+
+begin "--progress lines with 2>&1 into the keys' file: no line lands among the keys"
+run bash -c '"$0" sort -t u64 --progress lines <"$1" >"$2" 2>&1' "$RMGSORT" "$S/in.u64" "$S/mixed.out"
+expect_rc 0
+expect_same "$S/mixed.out" "$S/sorted.u64"
+end
+
+begin "--progress lines, a failed run (-o /dev/full): the phases that ended, no summary"
+rmg sort "$S/in.u64" -o /dev/full -t u64 --gpus none --progress lines
+expect_rc 2
+head -n -1 "$WORK/stderr" >"$S/progress.err"
+cp "$S/progress.err" "$WORK/stderr"
+expect_progress_log lines "done:reading $S/in.u64" done:sorting no-summary
+end
+
+begin "--progress json, in memory on the CPU: each line parses, each phase finished, then the done object"
+rmg sort "$S/in.u64" -o "$S/out" -t u64 --gpus none --progress json
+expect_rc 0
+expect_stdout_empty
+expect_progress_log json done:reading done:sorting done:writing "description:reading $S/in.u64" bytes=800024 \
+  engine=cpu objects=4
+python3 -c 'import json, sys
+objects = [json.loads(line) for line in open(sys.argv[1], encoding="utf-8")]
+sort = [o for o in objects if o["phase"] == "sorting"][-1]
+assert sort["bytes_done"] == sort["bytes_total"] == 800024, sort
+assert objects[-1]["phase"] == "done" and objects[-1]["bytes_per_second"] > 0, objects[-1]' "$WORK/stderr" ||
+  fail "the sort's object or the done object is not as expected"
+expect_same "$S/out" "$S/sorted.u64"
+end
+
+begin "--progress json, through spill files: objects in rounds, bytes done within the totals"
+rmg sort "$S/big.u64" -o "$S/out" -t u64 --gpus none --host-memory 1M -T "$S/temp" --progress json
+expect_rc 0
+expect_progress_log json done:spilling done:sorting rounds bytes=2400056 engine=cpu
+expect_same "$S/out" "$S/big-sorted.u64"
+end
+
+begin "--progress json, a 0.6 s stdin: the total unknown (null), the bytes read"
+run "$RMGSORT" sort -t u64 -o "$S/out" --progress json < <(slow_cat "$S/in.u64")
+expect_rc 0
+expect_progress_log json "description:reading stdin" total-unknown:reading done:reading bytes=800024
+expect_same "$S/out" "$S/sorted.u64"
+end
+
+begin "--progress json, names that are not UTF-8: every line still parses, the name comes back"
+name=$(printf '%s/in\xff.u64' "$S")
+cp "$S/in.u64" "$name"
+rmg sort "$name" -o "$S/out" -t u64 --progress json
+expect_rc 0
+expect_progress_log json done:reading bytes=800024
+python3 - "$WORK/stderr" "$name" <<'PY' || fail "the name did not come back"
+import json, os, sys
+first = json.loads(open(sys.argv[1], encoding="utf-8").readline())
+assert os.fsencode(first["description"]) == b"reading " + os.fsencode(sys.argv[2]), first
+PY
+rm -f "$name"
+end
+
+begin "check --progress lines --original: checking, checksumming, the summary of both files' bytes"
+rmg check "$S/sorted.u64" -t u64 --original "$S/in.u64" --progress lines
+expect_rc 0
+expect_stdout "OK $S/sorted.u64: 100003 u64 keys"
+expect_progress_log lines "done:checking $S/sorted.u64" "percent:checking $S/sorted.u64" \
+  "done:checksumming $S/in.u64" summary:checked lines=3
+expect_stderr "rmgsort: checked 1.53 MiB in "
+end
+
+begin "check --progress json, FILE disordered (exit 1): each line parses, the done object counts the bytes"
+rmg check "$S/in.u64" -t u64 --progress json
+expect_rc 1
+expect_stdout "FAIL $S/in.u64"
+expect_progress_log json done:checking bytes=800024 engine=cpu objects=2
+end
+
+begin "check --progress lines, FILE a slow pipe: its bytes and rate, no total"
+run "$RMGSORT" check - -t u64 --progress lines < <(slow_cat "$S/sorted.u64")
+expect_rc 0
+expect_progress_log lines "done:checking stdin" "bytes:checking stdin" "rate:checking stdin" summary:checked
+end
+
+begin "generate --progress json: each line parses (no summary: generate has none)"
+rmg generate -o "$S/gen.u64" -t u64 --count 1000 --progress json
+expect_rc 0
+expect_progress_log json done:generating no-summary
+end
+
+begin "--help lists the choices of -t and --progress (sort, check, generate)"
+for command in sort check generate; do
+  rmg "$command" --help
+  expect_rc 0
+  expect_stdout "TYPE:{u32,u64,i32,i64,f32,f64,bytes:N}" "MODE:{auto,always,never,lines,json}"
+done
+end
 
 # gen_to_fifo ARG...: generate -o a FIFO (drained to /dev/null) with ARG...
 gen_to_fifo() {
