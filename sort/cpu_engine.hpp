@@ -34,7 +34,7 @@ class CpuEngine final : public SortEngine {
   // From now on, adds the bytes of the keys each sort() has placed to PROGRESS as it goes, and
   // returns true: bare keys, whose radix sort tells what it has placed (host/radix_sort.hpp).
   // Records, sorted as pairs or by tags, tell nothing before their sort returns: false.
-  bool report_to(Progress& progress);
+  bool report_to(Progress& progress) override;
 
   [[nodiscard]] std::vector<std::uint64_t> device_bytes_allocated() const override { return {}; }
   // Records sorted by tags: the tag sort's steps so far (benchmarks); nullptr otherwise.

@@ -5,7 +5,6 @@
 #include "report/stopwatch.hpp"
 #include "host/order_check.hpp"
 #include "io/uring_writer.hpp"
-#include "sort/cpu_engine.hpp"
 #include "sort/sorted_sink.hpp"
 
 namespace rmgsort {
@@ -19,10 +18,9 @@ SortOutcome sort_in_memory(SortEngine& engine, KeysInMemory& keys, const SortRun
   Stopwatch phase;
   allocate_engine(engine, count, phase, outcome.times, &progress);
   const std::string devices = engine.devices();
-  // The CPU's sort of bare keys tells the bytes it has placed as it goes: its phase has a total, and
-  // so a percentage. The others' phases show only their time.
-  auto* const cpu = dynamic_cast<CpuEngine*>(&engine);
-  const bool told = cpu != nullptr && cpu->report_to(progress);
+  // An engine that tells the bytes it has placed as it goes (the CPU's, of bare keys) gives its
+  // phase a total, and so a percentage. The others' phases show only their time.
+  const bool told = engine.report_to(progress);
   progress.phase(devices.empty() ? std::string("sorting") : "sorting on " + devices, told ? keys.bytes : 0);
   const SortedRound sorted = engine.sort(keys.keys.data(), count, run.order);
   outcome.times.sort = phase.lap();

@@ -24,6 +24,8 @@
 
 namespace rmgsort {
 
+class Progress;
+
 // Where a sort() left its records, and their input positions when the engine reports them.
 struct SortedRound {
   std::span<const std::byte> records;        // count records of the user's layout
@@ -67,6 +69,9 @@ class SortEngine {
   // Sorts records[0, count) in `order`, count <= the keys given to allocate(); stable. `records`
   // may be reordered (it is the sort's work space).
   virtual SortedRound sort(std::byte* records, std::uint64_t count, SortOrder order) = 0;
+  // From now on, adds the bytes each sort() has placed to `progress` as it goes, and returns true;
+  // false (the default) for an engine that tells nothing before its sort returns.
+  virtual bool report_to(Progress& /*progress*/) { return false; }
 
   // The device memory the engine holds on each GPU, in the order of the selected GPUs ([] on the
   // CPU). Everything is allocated once, so this is also each GPU's peak.
