@@ -81,7 +81,7 @@ MergeInputFiles open_merge_inputs(const MergeOptions& options) {
       if (npy.header) (void)npy_layout(options, *npy.header, name);  // --key, --type: as for the first
     }
     MergeInput input;
-    input.check = WindowInput{true, name, 0, std::nullopt, false, 0, 0};
+    input.check = WindowInput{true, false, name, 0, std::nullopt, false, 0, 0};
     if (npy.header) {
       const NpyHeader& header = *npy.header;
       input.check.data_start = header.header_bytes;

@@ -208,7 +208,8 @@ class MergeDriver {
     const std::size_t chunk = merge_chunk_bytes(outcome_.plan, group.size(), in_stride);
     std::vector<std::unique_ptr<MergeWindow>> windows;
     for (const Source& source : group) {
-      const WindowInput check = source.input == kNoInput ? WindowInput{} : job_.inputs[source.input].check;
+      WindowInput check = source.input == kNoInput ? WindowInput{} : job_.inputs[source.input].check;
+      check.checksum = check.checked && job_.run.verify;
       std::unique_ptr<MergeSource> bytes = source.run ? run_source(*source.run->file, chunk)
                                                       : input_source(job_.inputs[source.input].open(), chunk);
       windows.push_back(std::make_unique<MergeWindow>(std::move(bytes), layout_, job_.run.order,
@@ -247,11 +248,9 @@ class MergeDriver {
 
 }  // namespace
 
-MergeOutcome merge_inputs(const MergeJob& job) {
+void merge_inputs(const MergeJob& job, MergeOutcome& outcome) {
   RMGSORT_EXPECTS(job.run.progress != nullptr && job.threads > 0, "merge_inputs: a progress and threads");
-  MergeOutcome outcome;
   MergeDriver(job, outcome).run();
-  return outcome;
 }
 
 }  // namespace rmgsort

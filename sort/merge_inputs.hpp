@@ -59,8 +59,9 @@ struct MergeOutcome {
   std::string verify_failure;           // "" when --verify passed or was not asked for
 };
 
-// Throws MergeDisorder when an input is not sorted, rmgsort::Error for everything else; nothing of
-// the temporary files outlives it.
-[[nodiscard]] MergeOutcome merge_inputs(const MergeJob& job);
+// Fills OUTCOME as it goes (the plan first, each pass as it ends), so that a run that fails
+// reports what it reached. Throws MergeDisorder when an input is not sorted, rmgsort::Error for
+// everything else; nothing of the temporary files outlives it.
+void merge_inputs(const MergeJob& job, MergeOutcome& outcome);
 
 }  // namespace rmgsort

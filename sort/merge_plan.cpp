@@ -10,9 +10,10 @@ namespace rmgsort {
 namespace {
 
 constexpr std::uint64_t kMinOutputBytes = std::uint64_t{64} << 10;
-constexpr std::uint64_t kMaxOutputBytes = std::uint64_t{256} << 20;
+constexpr std::uint64_t kMaxOutputBytes = std::uint64_t{32} << 20;
 // The smallest read of a source: below it the reads' system calls cost more than the merge.
 constexpr std::uint64_t kMinChunkBytes = std::uint64_t{64} << 10;
+constexpr std::uint64_t kMaxChunkBytes = std::uint64_t{16} << 20;
 // A chunk is read 4 times over in memory: the reader's two buffers and the window's two chunks.
 constexpr std::uint64_t kChunksPerSource = 4;
 // Descriptors a regular input may take (the file, its O_DIRECT twin, its io_uring), and those kept
@@ -50,7 +51,7 @@ MergePlan plan_merge(std::uint64_t host_memory, std::size_t stride, std::size_t 
 std::size_t merge_chunk_bytes(const MergePlan& plan, std::size_t sources, std::size_t stride) {
   const std::uint64_t per_source = memory_for_sources(plan) / std::max<std::size_t>(sources, 1);
   const std::uint64_t share = per_source / kChunksPerSource / 4096 * 4096;
-  return std::size_t(std::max(share, smallest_chunk(stride)));
+  return std::size_t(std::max(std::min(share, kMaxChunkBytes), smallest_chunk(stride)));
 }
 
 std::vector<std::size_t> merge_pass_groups(std::size_t sources, std::size_t fan_in) {

@@ -15,8 +15,9 @@ MergeWindow::MergeWindow(std::unique_ptr<MergeSource> source, const RecordLayout
     : source_(std::move(source)), layout_(layout), order_(order), stride_(stride), chunk_bytes_(chunk_bytes),
       carries_positions_(carries_positions), next_position_(first_position), input_(std::move(input)),
       buffer_(2 * chunk_bytes + stride) {
-  RMGSORT_EXPECTS(layout.valid() && stride >= layout.record_size && chunk_bytes > 0,
-                  "a merge window of whole records and chunks");
+  RMGSORT_EXPECTS(layout.valid() && stride >= layout.record_size && chunk_bytes > 0 &&
+                      !(input_.checksum && stride != layout.record_size),
+                  "a merge window of whole records and chunks (an input's, to checksum)");
 }
 
 void MergeWindow::refill() {
@@ -66,22 +67,20 @@ void MergeWindow::check_loaded(std::uint64_t first, std::uint64_t count) {
     const std::byte* key = records + *at * stride_ + layout_.key_offset;
     throw_disorder(records_checked_ + *at, *at == 0 ? kept : key - stride_, key);
   }
-  if (stride_ == layout_.record_size) checksum_ += checksum_records(records, count * stride_, stride_);
+  if (input_.checksum) checksum_ += checksum_records(records, count * stride_, stride_);
   std::memcpy(last_key_.data(), records + (count - 1) * stride_ + layout_.key_offset, layout_.key_size);
   records_checked_ += count;
 }
 
-// "NAME: not in ascending order: key 4 is out of order (4 after 5, at byte offset 16); merge takes
-// inputs that are each sorted", or for records "record 2 is out of order (key 0 after 11, at byte
-// offset 26)", as check words it.
+// "NAME: not in ascending order: key 4 is out of order (4 after 5, at byte offset 16)", or for
+// records "record 2 is out of order (key 0 after 11, at byte offset 26)", as check words it.
 void MergeWindow::throw_disorder(std::uint64_t index, const std::byte* previous, const std::byte* key) const {
   const bool bare = layout_.is_bare_key();
   const KeySpec spec = layout_.key();
   throw MergeDisorder(input_.name + ": not in " + (order_ == SortOrder::ascending ? "ascending" : "descending") +
                       " order: " + (bare ? "key " : "record ") + std::to_string(index) + " is out of order (" +
                       (bare ? "" : "key ") + format_key(key, spec) + " after " + format_key(previous, spec) +
-                      ", at byte offset " + std::to_string(input_.data_start + index * layout_.record_size) +
-                      "); merge takes inputs that are each sorted");
+                      ", at byte offset " + std::to_string(input_.data_start + index * layout_.record_size) + ")");
 }
 
 }  // namespace rmgsort

@@ -35,7 +35,8 @@ class MergeDisorder : public Error {
 // What a window knows of the input it reads, for its checks and their messages. A run a pass wrote
 // needs none (it was merged from checked inputs): `checked` false.
 struct WindowInput {
-  bool checked = false;                        // check the order, the end and --verify's checksum
+  bool checked = false;                        // check the order and the end
+  bool checksum = false;                       // sum the checked records' checksum (--verify)
   std::string name;                            // for messages
   std::uint64_t data_start = 0;                // the first record's byte offset in the input (a .npy header's length)
   std::optional<std::uint64_t> expected_bytes;  // a .npy stream: the data its header states
@@ -72,7 +73,7 @@ class MergeWindow {
     next_position_ += records;
   }
 
-  // The checksum of the whole records loaded so far (a checked input's).
+  // The checksum of the whole records loaded so far (a checked input's, when asked for).
   [[nodiscard]] const KeyChecksum& checksum() const { return checksum_; }
 
  private:
