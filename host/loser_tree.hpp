@@ -3,7 +3,7 @@
 // words (core/record_rank.hpp). Ties go to the source of the lower index, so a merge of sources
 // given in input order is stable. The tree keeps, for each internal node, the source that lost the
 // match played there; taking the winner's record and replaying its path to the root is all a step
-// costs (Knuth, TAOCP 3, 5.4.1).
+// costs (Knuth, TAOCP 3, 5.4.1). Each node keeps its loser's first word, so a match reads one node.
 #pragma once
 
 #include <cstddef>
@@ -36,66 +36,76 @@ class LoserTree {
     const std::size_t k = leaves_.size();
     for (LoserTreeLeaf& leaf : leaves_) load(leaf);
     // Heap layout: internal nodes 1 .. k-1, leaf i at node k + i (any k: every internal node has
-    // two children). losers_[0] holds the overall winner.
-    losers_.assign(k, 0);
-    std::vector<std::uint32_t> winners(2 * k);
-    for (std::size_t i = 0; i < k; ++i) winners[k + i] = std::uint32_t(i);
+    // two children). nodes_[0] holds the overall winner.
+    nodes_.assign(k, Node{});
+    std::vector<Node> winners(2 * k);
+    for (std::size_t i = 0; i < k; ++i) winners[k + i] = node_of(std::uint32_t(i));
     for (std::size_t node = k - 1; node >= 1; --node) {
-      std::uint32_t a = winners[2 * node], b = winners[2 * node + 1];
+      Node a = winners[2 * node], b = winners[2 * node + 1];
       if (beats(b, a)) std::swap(a, b);
       winners[node] = a;
-      losers_[node] = b;
+      nodes_[node] = b;
     }
-    losers_[0] = k > 1 ? winners[1] : 0;
+    nodes_[0] = k > 1 ? winners[1] : winners[k];
   }
 
   // The source whose head comes first (never an exhausted one while any record is left).
-  [[nodiscard]] std::uint32_t winner() const { return losers_[0]; }
+  [[nodiscard]] std::uint32_t winner() const { return source_of(nodes_[0]); }
   [[nodiscard]] const LoserTreeLeaf& leaf(std::uint32_t source) const { return leaves_[source]; }
 
   // Takes the winner's head: its source moves on one record, and the matches on its path are replayed.
   void pop() {
-    std::uint32_t w = losers_[0];
-    LoserTreeLeaf& leaf = leaves_[w];
+    const std::uint32_t source = source_of(nodes_[0]);
+    LoserTreeLeaf& leaf = leaves_[source];
     leaf.at += leaf.stride;
     ++leaf.position;
     load(leaf);
-    const std::size_t k = leaves_.size();
-    for (std::size_t node = (w + k) >> 1; node > 0; node >>= 1) {
-      if (beats(losers_[node], w)) std::swap(losers_[node], w);
+    Node w = node_of(source);
+    for (std::size_t node = (source + nodes_.size()) >> 1; node > 0; node >>= 1) {
+      if (beats(nodes_[node], w)) std::swap(nodes_[node], w);
     }
-    losers_[0] = w;
+    nodes_[0] = w;
   }
 
  private:
+  // A source and its head's first rank word, kept together in the tree so that a match reads one
+  // node rather than two leaves. `order` breaks ties of words: the source, or for an exhausted
+  // source (whose word is the largest) the source plus k, so that it loses to a real key of that word.
+  struct Node {
+    std::uint64_t word = 0;
+    std::uint64_t order = 0;
+  };
+
+  [[nodiscard]] Node node_of(std::uint32_t source) const {
+    return Node{leaves_[source].word, leaves_[source].done ? source + leaves_.size() : source};
+  }
+  [[nodiscard]] std::uint32_t source_of(const Node& node) const {
+    return std::uint32_t(node.order >= leaves_.size() ? node.order - leaves_.size() : node.order);
+  }
+
   void load(LoserTreeLeaf& leaf) const {
     leaf.done = leaf.at >= leaf.end;
     leaf.word = leaf.done ? std::numeric_limits<std::uint64_t>::max() : rank_.word(leaf.at, 0);
   }
 
-  // Source a's head comes before source b's.
-  [[nodiscard]] bool beats(std::uint32_t a, std::uint32_t b) const {
-    const LoserTreeLeaf& x = leaves_[a];
-    const LoserTreeLeaf& y = leaves_[b];
-    if (x.word != y.word) return x.word < y.word;
-    return tie(a, b);
-  }
-
-  // Equal first words: an exhausted source loses; then the rest of the key; then the lower source.
-  [[nodiscard]] bool tie(std::uint32_t a, std::uint32_t b) const {
-    const LoserTreeLeaf& x = leaves_[a];
-    const LoserTreeLeaf& y = leaves_[b];
-    if (x.done || y.done) return !x.done;
-    for (int w = 1; w < rank_.words(); ++w) {
-      const std::uint64_t p = rank_.word(x.at, w), q = rank_.word(y.at, w);
-      if (p != q) return p < q;
+  // Source a's head comes before source b's: by the first words; then, for a live pair, the rest of
+  // the key; then the order (an exhausted source last).
+  [[nodiscard]] bool beats(const Node& a, const Node& b) const {
+    if (a.word != b.word) return a.word < b.word;
+    if (a.order < leaves_.size() && b.order < leaves_.size()) {
+      const std::byte* x = leaves_[a.order].at;
+      const std::byte* y = leaves_[b.order].at;
+      for (int w = 1; w < rank_.words(); ++w) {
+        const std::uint64_t p = rank_.word(x, w), q = rank_.word(y, w);
+        if (p != q) return p < q;
+      }
     }
-    return a < b;
+    return a.order < b.order;
   }
 
   Rank rank_;
   std::vector<LoserTreeLeaf> leaves_;
-  std::vector<std::uint32_t> losers_;
+  std::vector<Node> nodes_;  // nodes_[i], i >= 1: the loser of the match at internal node i
 };
 
 }  // namespace rmgsort
