@@ -43,10 +43,17 @@ struct Emitter {
   std::size_t record_size = 0;
   bool append_position = false;    // out_stride == record_size + 8
 
-  template <std::size_t kSize>
+  // kPositions false: the target takes no positions (the common case: no --index-output), so none
+  // is looked at.
+  template <std::size_t kSize, bool kPositions>
   void emit(const std::byte* record, bool carried, std::uint64_t counted) {
+    if constexpr (!kPositions) {
+      copy_record<kSize>(out, record, record_size);
+      out += out_stride;
+      return;
+    }
     std::uint64_t position = counted;
-    if (carried && (positions != nullptr || append_position)) std::memcpy(&position, record + record_size, 8);
+    if (carried) std::memcpy(&position, record + record_size, 8);
     if (out != nullptr) {
       copy_record<kSize>(out, record, record_size);
       if (append_position) std::memcpy(out + record_size, &position, 8);
@@ -55,6 +62,24 @@ struct Emitter {
     if (positions != nullptr) *positions++ = position;
   }
 };
+
+template <std::size_t kSize, bool kPositions, class Rank>
+void merge_leaves(const Rank& rank, std::vector<LoserTreeLeaf> leaves, const std::vector<std::uint8_t>& carried,
+                  std::uint64_t total, Emitter& emitter) {
+  if (leaves.size() == 1) {  // the rest of one run: copied
+    LoserTreeLeaf& leaf = leaves[0];
+    for (; leaf.at < leaf.end; leaf.at += leaf.stride)
+      emitter.emit<kSize, kPositions>(leaf.at, carried[0] != 0, leaf.position++);
+    return;
+  }
+  LoserTree<Rank> tree(rank, std::move(leaves));
+  for (std::uint64_t n = 0; n < total; ++n) {
+    const std::uint32_t w = tree.winner();
+    const LoserTreeLeaf& leaf = tree.leaf(w);
+    emitter.emit<kSize, kPositions>(leaf.at, kPositions && carried[w] != 0, leaf.position);
+    tree.pop();
+  }
+}
 
 template <std::size_t kSize, class Rank>
 void merge_part_with(const Rank& rank, const RecordLayout& layout, std::span<const MergeRun> runs,
@@ -72,20 +97,14 @@ void merge_part_with(const Rank& rank, const RecordLayout& layout, std::span<con
     total += to[i] - from[i];
   }
   if (leaves.empty()) return;
+  RMGSORT_EXPECTS(target.records != nullptr || target.positions != nullptr, "merge_part: a target of records or positions");
   Emitter emitter{target.records == nullptr ? nullptr : target.records + first * target.stride, target.stride,
                   target.positions == nullptr ? nullptr : target.positions + first, layout.record_size,
                   target.stride > layout.record_size};
-  if (leaves.size() == 1) {  // the rest of one run: copied
-    LoserTreeLeaf& leaf = leaves[0];
-    for (; leaf.at < leaf.end; leaf.at += leaf.stride) emitter.emit<kSize>(leaf.at, carried[0] != 0, leaf.position++);
-    return;
-  }
-  LoserTree<Rank> tree(rank, std::move(leaves));
-  for (std::uint64_t n = 0; n < total; ++n) {
-    const std::uint32_t w = tree.winner();
-    const LoserTreeLeaf& leaf = tree.leaf(w);
-    emitter.emit<kSize>(leaf.at, carried[w] != 0, leaf.position);
-    tree.pop();
+  if (emitter.positions != nullptr || emitter.append_position) {
+    merge_leaves<kSize, true>(rank, std::move(leaves), carried, total, emitter);
+  } else {
+    merge_leaves<kSize, false>(rank, std::move(leaves), carried, total, emitter);
   }
 }
 

@@ -309,6 +309,13 @@ expect_rc 2
 expect_stderr "$D/cut.u64: 13 bytes are not a whole number of u64 keys"
 expect_no_file "$D/none.out"
 end
+begin "-o naming one of the inputs: replaced by the merge once it is complete"
+cp "$D/a.u64" "$D/in-place.u64"
+rmg merge "$D/in-place.u64" "$D/c.u64" -t u64 -o "$D/in-place.u64"
+expect_rc 0
+keys u64 "$D/in-place.expected" 0 1 3 5 9
+expect_same "$D/in-place.u64" "$D/in-place.expected"
+end
 begin "one input, and empty inputs: the input itself"
 : >"$D/empty.u64"
 rmg merge "$D/empty.u64" "$D/a.u64" "$D/empty.u64" -t u64 -o "$D/one.out"
