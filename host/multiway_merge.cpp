@@ -97,7 +97,8 @@ void merge_part_with(const Rank& rank, const RecordLayout& layout, std::span<con
     total += to[i] - from[i];
   }
   if (leaves.empty()) return;
-  RMGSORT_EXPECTS(target.records != nullptr || target.positions != nullptr, "merge_part: a target of records or positions");
+  RMGSORT_EXPECTS(target.records != nullptr || target.positions != nullptr,
+                  "merge_part: a target of records or positions");
   Emitter emitter{target.records == nullptr ? nullptr : target.records + first * target.stride, target.stride,
                   target.positions == nullptr ? nullptr : target.positions + first, layout.record_size,
                   target.stride > layout.record_size};
