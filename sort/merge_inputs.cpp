@@ -158,8 +158,8 @@ class MergeDriver {
         next.push_back(group[0]);
         continue;
       }
-      progress_.phase("pass " + std::to_string(number) + ": merging " + std::to_string(size) + " of " +
-                          std::to_string(sources.size()) + " into a temporary file in " + temp_dir_,
+      progress_.phase("pass " + std::to_string(number) + ": merging " + describe(group) + " into a temporary file in " +
+                          temp_dir_,
                       known_bytes(group));
       auto run = std::make_shared<TempRun>();
       run->file = std::make_unique<SpillFile>(temp_dir_, 1, kRunTableBytes);
@@ -181,8 +181,7 @@ class MergeDriver {
   void merge_into_output(const std::vector<Source>& sources) {
     Stopwatch pass;
     const std::uint64_t bytes = known_bytes(sources);
-    progress_.phase("merging " + std::to_string(sources.size()) + (outcome_.passes.empty() ? " inputs" : " runs"),
-                    bytes);
+    progress_.phase("merging " + describe(sources), bytes);
     const MergePassSpec spec = pass_spec(layout_.record_size, positions_);
     MergeOutputBuffers buffers(spec);
     SortedSink sorted(job_.run, layout_, bytes / layout_.record_size);
@@ -219,6 +218,19 @@ class MergeDriver {
     const std::uint64_t records = run_merge_pass(spec, windows, buffers, sink);
     for (const auto& window : windows) input_checksum_ += window->checksum();
     return records;
+  }
+
+  // "8 inputs", or after passes "2 runs and 5 inputs" (a copied stream counts as its input).
+  static std::string describe(std::span<const Source> sources) {
+    std::size_t runs = 0;
+    for (const Source& source : sources) runs += source.input == kNoInput ? 1 : 0;
+    const std::size_t inputs = sources.size() - runs;
+    const auto count = [](std::size_t n, const char* noun) {
+      return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
+    };
+    if (runs == 0) return count(inputs, "input");
+    if (inputs == 0) return count(runs, "run");
+    return count(runs, "run") + " and " + count(inputs, "input");
   }
 
   // The bytes of records in SOURCES, or 0 when one's length is not known yet (a stream).
