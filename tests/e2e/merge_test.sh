@@ -4,7 +4,8 @@
 # tests/e2e/records_ref.py computes with numpy (its stable argsort of a rank from the key values), so
 # the output must be exactly its records and --index-output exactly its argsort.
 #   1. 50 runs of u64 keys (slices of 0 .. 40 000 keys), one pass and passes forced by a small
-#      --host-memory, with --index-output, --verify and --stats, nothing left in -T;
+#      --host-memory or a low open-file limit, with --index-output, --verify and --stats, nothing
+#      left in -T;
 #   2. every key type and record layouts (bare, 13 bytes at 3, 100 at 37) x both orders, runs of
 #      0, 1, 7 and more records of edge values and few distinct keys (stability), through passes;
 #   3. standard input as one of the inputs, with --index-output (its length learnt first);
@@ -113,6 +114,20 @@ passes=$("$PY" -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["pass
 [[ $(stat_of "$D/passes.json" temporary_bytes) -gt 0 ]] || fail "--stats: no temporary bytes"
 expect_same "$D/u64.out" "$D/u64.passes"
 expect_same "$D/u64.idx" "$D/u64.passes.idx"
+expect_temp_empty
+end
+
+begin "merge of 50 runs under ulimit -n 100: the fan-in the open files allow, passes, the same bytes"
+(ulimit -n 100 && "$RMGSORT" merge "${RUNS[@]}" -t u64 -o "$D/u64.files" --stats "$D/files.json" -T "$T") \
+  >"$WORK/stdout" 2>"$WORK/stderr"
+RC=$?
+expect_rc 0
+fan_in=$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["plan"]["fan_in_by_open_files"])' "$D/files.json")
+# (100 - 64) / 3 = 12 at most: the empty runs, read as streams, hold their descriptors throughout.
+[[ $fan_in -ge 2 && $fan_in -le 12 ]] || fail "--stats: fan_in_by_open_files $fan_in, expected 2 .. 12"
+passes=$("$PY" -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["passes"]))' "$D/files.json")
+[[ $passes -ge 2 ]] || fail "--stats: $passes passes under ulimit -n 100, expected more than 1"
+expect_same "$D/u64.out" "$D/u64.files"
 expect_temp_empty
 end
 
