@@ -26,7 +26,7 @@ namespace rmgsort {
 namespace {
 
 constexpr const char* kExitCodesHelp =
-    "Exit codes: 0 success; 1 check or --verify found disorder or a mismatch; 2 usage, input, I/O, memory "
+    "Exit codes: 0 success; 1 check, merge or --verify found disorder or a mismatch; 2 usage, input, I/O, memory "
     "or device error.";
 
 constexpr const char* kTypeHelp =
@@ -153,6 +153,52 @@ void add_check_command(CLI::App& app, CheckOptions& check, RawOptions& raw) {
   apply_value_rules(*cmd);
 }
 
+void add_merge_command(CLI::App& app, MergeOptions& merge, RawOptions& raw) {
+  CLI::App* cmd = app.add_subcommand(
+      "merge", "Merge files that are each sorted into one sorted output, stably (equal keys in input order), in "
+               "bounded memory");
+  cmd->footer("Exit codes: 0 success; 1 an input is not sorted, or --verify found a mismatch; 2 usage, input, I/O or "
+              "memory error.");
+  cmd->add_option("INPUT", merge.inputs,
+                  "Sorted input files (raw records, or .npy files), in the order their equal keys keep; - reads "
+                  "standard input (once)")
+      ->type_name("");
+  cmd->add_option("-o,--output", merge.output,
+                  "Output file; - writes standard output (refused when it is a terminal). May name an input.")
+      ->capture_default_str()->type_name("FILE");
+  cmd->add_option("-t,--type", raw.type,
+                  std::string(kTypeHelp) + "; required for raw input, taken from the headers of .npy inputs")
+      ->type_name("TYPE");
+  cmd->add_option("--record-size", raw.record_size, kRecordSizeHelp)->type_name("BYTES");
+  cmd->add_option("--key-offset", raw.key_offset, kKeyOffsetHelp)->type_name("BYTES");
+  cmd->add_option("--key", merge.key_field, "Structured .npy inputs' field the inputs are sorted by")
+      ->type_name("FIELD");
+  cmd->add_option("--index-output", merge.index_output,
+                  "Also write each output record's position in the concatenation of the inputs (u64 little-endian) "
+                  "to FILE; a .npy array of <u8 when the inputs are .npy; without -o, only the positions are written")
+      ->type_name("FILE");
+  cmd->add_flag_function(
+      "-r,--descending", [&merge](std::int64_t) { merge.order = SortOrder::descending; },
+      "The inputs are sorted largest first (NaNs last)");
+  cmd->add_option("--host-memory", raw.host_memory,
+                  "Host memory rmgsort may use, e.g. 4G (default: 75% of physical memory); fewer inputs than memory "
+                  "and open files allow are merged in one pass, more in passes through temporary files")
+      ->type_name("SIZE");
+  cmd->add_option("-T,--temp-dir", merge.temp_dir,
+                  "Directory for the temporary files of passes (default: $TMPDIR or /tmp)")
+      ->type_name("DIR");
+  cmd->add_option("--threads", merge.threads, "CPU threads (default: every core)")
+      ->check(thread_count_check())
+      ->type_name("N");
+  cmd->add_option("--stats", merge.stats, "Write one JSON object of statistics to FILE, or - for standard output")
+      ->type_name("FILE");
+  cmd->add_option("--progress", raw.progress, kProgressHelp)->capture_default_str()->type_name("MODE")
+      ->check(progress_choices());
+  cmd->add_flag("--verify", merge.verify,
+                "Check the output's order and that it holds the inputs' records before committing it");
+  apply_value_rules(*cmd);
+}
+
 // Runs `body` with oneTBB limited to `threads` (0: no limit).
 template <class F>
 int with_threads(unsigned threads, F&& body) {
@@ -174,17 +220,21 @@ int dispatch(int argc, char** argv, std::string& command) {
   SortOptions sort;
   GenerateOptions generate;
   CheckOptions check;
+  MergeOptions merge;
   RawOptions raw;
   add_sort_command(app, sort, raw);
+  add_merge_command(app, merge, raw);
   add_generate_command(app, generate, raw);
   add_check_command(app, check, raw);
 
   // CLI11 would only say "A subcommand is required" for `rmgsort shuffle`: name the word instead.
   const auto is_command = [](const char* word) {
-    return std::strcmp(word, "sort") == 0 || std::strcmp(word, "generate") == 0 || std::strcmp(word, "check") == 0;
+    return std::strcmp(word, "sort") == 0 || std::strcmp(word, "merge") == 0 || std::strcmp(word, "generate") == 0 ||
+           std::strcmp(word, "check") == 0;
   };
   if (argc > 1 && argv[1][0] != '-' && !is_command(argv[1])) {
-    std::fprintf(stderr, "rmgsort: unknown command '%s' (expected sort, generate or check; see rmgsort --help)\n",
+    std::fprintf(stderr,
+                 "rmgsort: unknown command '%s' (expected sort, merge, generate or check; see rmgsort --help)\n",
                  argv[1]);
     return kExitError;
   }
@@ -215,6 +265,19 @@ int dispatch(int argc, char** argv, std::string& command) {
     if (!raw.host_memory.empty()) sort.host_memory = parse_size(raw.host_memory, "--host-memory");
     if (!raw.gpu_memory.empty()) sort.gpu_memory = parse_size(raw.gpu_memory, "--gpu-memory");
     return with_threads(sort.threads, [&] { return run_sort(sort); });
+  }
+  if (app.got_subcommand("merge")) {
+    if (!raw.type.empty()) {
+      merge.layout = layout_option(raw.type, raw.record_size, raw.key_offset);
+      merge.type_option = key_spec_option(raw.type);
+    }
+    merge.record_options = !raw.record_size.empty() || !raw.key_offset.empty();
+    // --index-output without -o writes only the positions.
+    if (!merge.index_output.empty() && app.get_subcommand("merge")->get_option("--output")->count() == 0)
+      merge.output.clear();
+    merge.progress = progress_option(raw.progress);
+    if (!raw.host_memory.empty()) merge.host_memory = parse_size(raw.host_memory, "--host-memory");
+    return with_threads(merge.threads, [&] { return run_merge(merge); });
   }
   if (app.got_subcommand("generate")) {
     generate.layout = layout_option(raw.type, raw.record_size, raw.key_offset);

@@ -56,7 +56,7 @@ std::string positionals_of(const CLI::App& command) {
 
 // A required option or positional that is missing ("generate needs -o/--output FILE").
 std::string missing_text(const CLI::App& app, const CLI::App& command) {
-  if (&command == &app) return "no command given (expected sort, generate or check)";
+  if (&command == &app) return "no command given (expected sort, merge, generate or check)";
   for (const CLI::Option* option : command.get_options()) {
     if (option->get_required() && option->count() == 0)
       return command.get_name() + " needs " + names_and_value(*option);
@@ -94,7 +94,7 @@ std::string extra_text(const CLI::App& app, const CLI::App& command) {
   if (extras.empty()) return {};
   const std::string& first = extras.front();
   if (first.size() > 1 && first.front() == '-') {
-    if (&command == &app) return "unknown option " + first + " (options follow the command: sort, generate or check)";
+    if (&command == &app) return "unknown option " + first + " (options follow the command: sort, merge, generate or check)";
     return command.get_name() + " has no option " + first;
   }
   return "unexpected argument '" + first + "' (" + positionals_of(command) + ")";

@@ -1,9 +1,10 @@
-// The three subcommands, their options as parsed from the command line, and their exit codes.
+// The subcommands, their options as parsed from the command line, and their exit codes.
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "report/progress.hpp"
 #include "generate/distribution.hpp"
@@ -69,8 +70,27 @@ struct CheckOptions {
   ProgressMode progress = ProgressMode::automatic;
 };
 
+struct MergeOptions {
+  std::vector<std::string> inputs;           // each sorted already; "-" (standard input) at most once
+  std::string output = "-";                  // "": only --index-output is written
+  // --type, --record-size, --key-offset (when --type is given); .npy inputs give theirs in their headers.
+  RecordLayout layout;
+  std::optional<KeySpec> type_option;        // --type: required for raw inputs, checked against .npy headers
+  bool record_options = false;               // --record-size or --key-offset given (raw inputs only)
+  std::string key_field;                     // --key: structured .npy inputs' field; "" none
+  std::string index_output;                  // --index-output: "" none, else a file ("-": standard output)
+  SortOrder order = SortOrder::ascending;    // -r: the inputs are sorted largest first
+  std::optional<std::uint64_t> host_memory;  // bytes; default: 75 % of physical memory
+  std::string temp_dir;                      // default: $TMPDIR or /tmp
+  unsigned threads = 0;                      // 0: every core
+  std::string stats;                         // "" none, "-" standard output, else a file
+  ProgressMode progress = ProgressMode::automatic;
+  bool verify = false;
+};
+
 // Each returns an exit code; errors are thrown as rmgsort::Error.
 int run_sort(const SortOptions& options);
+int run_merge(const MergeOptions& options);
 int run_generate(const GenerateOptions& options);
 int run_check(const CheckOptions& options);
 

@@ -4,7 +4,7 @@
 # (help2man starts one at a line "*NAME*"), its "Options:" renamed so that help2man keeps them there
 # rather than in the program's OPTIONS. GNU sed: "\n" in a replacement is a newline.
 set -e
-commands="sort generate check"
+commands="sort merge generate check"
 if [ "${1:-}" != --help ]; then
   echo "usage: RMGSORT=path/to/rmgsort $0 --help (help2man runs it)" >&2
   exit 2

@@ -1,4 +1,4 @@
-# bash completion for rmgsort: its commands, each command's options, the values of --type, --gpus,
+# bash completion for rmgsort: its commands (sort, merge, generate, check), each command's options, the values of --type, --gpus,
 # --progress and --dist, directories for --temp-dir and file names elsewhere. Self-contained (it
 # needs bash 4, not the bash-completion package). The option lists must match `rmgsort COMMAND
 # --help`: the install test compares them.
@@ -31,7 +31,7 @@ _rmgsort() {
   local command=""
   if ((COMP_CWORD > 1)); then
     case ${COMP_WORDS[1]} in
-      sort | generate | check) command=${COMP_WORDS[1]} ;;
+      sort | merge | generate | check) command=${COMP_WORDS[1]} ;;
       *) return ;;  # an unknown command: nothing to offer
     esac
   fi
@@ -76,12 +76,16 @@ _rmgsort() {
   local options
   case $command in
     "")
-      mapfile -t COMPREPLY < <(compgen -W "sort generate check --help --version" -- "$cur")
+      mapfile -t COMPREPLY < <(compgen -W "sort merge generate check --help --version" -- "$cur")
       return
       ;;
     sort)
       options="-o --output -t --type --record-size --key-offset --key --index-output -r --descending --gpus
                --host-memory --gpu-memory -T --temp-dir --threads --stats --progress --verify -h --help"
+      ;;
+    merge)
+      options="-o --output -t --type --record-size --key-offset --key --index-output -r --descending --host-memory
+               -T --temp-dir --threads --stats --progress --verify -h --help"
       ;;
     generate)
       options="-o --output -t --type --record-size --key-offset --count --size --dist --seed --threads
@@ -94,7 +98,7 @@ _rmgsort() {
   esac
   if [[ $cur == -* ]]; then
     mapfile -t COMPREPLY < <(compgen -W "$options" -- "$cur")
-  elif [[ $command != generate ]]; then  # sort's INPUT, check's FILE
+  elif [[ $command != generate ]]; then  # sort's and merge's INPUTs, check's FILE
     compopt -o filenames 2>/dev/null
     mapfile -t COMPREPLY < <(compgen -f -- "$cur")
   else

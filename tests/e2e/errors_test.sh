@@ -75,7 +75,7 @@ sort_error "--threads abc" "--threads" sort "$IN/keys.bin" -o @OUT@ -t u32 --thr
 sort_error "unknown --progress mode" "--progress;sometimes" sort "$IN/keys.bin" -o @OUT@ -t u32 --progress sometimes
 sort_error "unknown option" "--frobnicate" sort "$IN/keys.bin" -o @OUT@ -t u32 --frobnicate
 sort_error "two inputs" "extra.bin" sort "$IN/keys.bin" "$IN/extra.bin" -o @OUT@ -t u32
-sort_error "no subcommand" "unknown option -t;follow the command: sort, generate or check" -t u32
+sort_error "no subcommand" "unknown option -t;follow the command: sort, merge, generate or check" -t u32
 sort_error "unknown subcommand" "shuffle" shuffle "$IN/keys.bin"
 
 # usage_error DESC MESSAGE HINT ARG...: `rmgsort ARG...` exits 2 with exactly two lines on stderr,
@@ -116,10 +116,10 @@ usage_error "--threads= (no value)" "rmgsort: --threads needs a value (N)" "$SOR
 usage_error "unknown option" "rmgsort: sort has no option --frobnicate" "$SORT_HINT" sort "$IN/keys.bin" --frobnicate
 usage_error "unknown option of check" "rmgsort: check has no option --output" "$CHECK_HINT" check "$IN/keys.bin" --output x
 usage_error "unknown option before the command" \
-  "rmgsort: unknown option --frobnicate (options follow the command: sort, generate or check)" "$MAIN_HINT" --frobnicate
+  "rmgsort: unknown option --frobnicate (options follow the command: sort, merge, generate or check)" "$MAIN_HINT" --frobnicate
 usage_error "--count and --size" "rmgsort: --count and --size exclude each other (generate takes one of them)" \
   "$GENERATE_HINT" generate -o out -t u32 --count 10 --size 1K
-usage_error "no command" "rmgsort: no command given (expected sort, generate or check)" "$MAIN_HINT"
+usage_error "no command" "rmgsort: no command given (expected sort, merge, generate or check)" "$MAIN_HINT"
 usage_error "a second input" "rmgsort: unexpected argument 'b.bin' (sort takes one INPUT)" "$SORT_HINT" \
   sort a.bin b.bin -t u32
 usage_error "a second FILE to check" "rmgsort: unexpected argument 'b.bin' (check takes one FILE)" "$CHECK_HINT" \

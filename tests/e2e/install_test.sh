@@ -56,7 +56,7 @@ else
   for section in NAME SYNOPSIS DESCRIPTION; do
     grep -qE "^(\.SH )?\"?$section" "$rendered" || fail "no $section section"
   done
-  for command in sort generate check; do
+  for command in sort merge generate check; do
     grep -qiE "^(\.SH )?\"?rmgsort $command" "$rendered" || fail "no section for rmgsort $command"
     for option in $(help_options "$command"); do
       grep -qF -- "${option//-/\\-}" "$MAN_PAGE" || grep -qF -- "$option" "$MAN_PAGE" ||
@@ -87,7 +87,7 @@ begin "the bash completion completes commands and --type's values"
 [[ "$(complete_line rmgsort check --inp)" == --input ]] || fail "check --inp<TAB>: '$(complete_line rmgsort check --inp)'"
 end
 
-for command in sort generate check; do
+for command in sort merge generate check; do
   begin "the bash completion offers exactly $command's options, as --help lists them"
   diff <(complete_line rmgsort "$command" -- | sort) <(help_options "$command") >"$WORK/diff" ||
     fail "completion (<) and --help (>) differ: $(tr '\n' ' ' <"$WORK/diff")"

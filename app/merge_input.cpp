@@ -1,0 +1,135 @@
+#include "app/merge_input.hpp"
+
+#include <memory>
+#include <utility>
+
+#include "core/error.hpp"
+#include "io/blocking_io.hpp"
+#include "io/file_identity.hpp"
+#include "io/npy_input.hpp"
+
+namespace rmgsort {
+namespace {
+
+// What probing a regular file learnt, to open it again for its pass.
+struct RegularFile {
+  std::string path;
+  std::optional<FileIdentity> identity;
+  std::uint64_t data_offset = 0;
+  std::uint64_t data_bytes = 0;
+};
+
+OpenedInput reopen(const RegularFile& probed) {
+  InputFile file = open_input(probed.path);
+  if (!file.regular || identity_of_descriptor(file.fd) != probed.identity ||
+      file.size != probed.data_offset + probed.data_bytes)
+    throw Error(probed.path + ": changed while merge read its inputs (it is another file now, or another size)");
+  file.data_offset = probed.data_offset;
+  file.size = probed.data_bytes;
+  return OpenedInput{std::move(file), {}};
+}
+
+// The records of a raw input: the options' (--type required, --key refused).
+RecordLayout raw_layout(const MergeOptions& options, const std::string& name) {
+  if (!options.key_field.empty())
+    throw Error(name + ": --key " + options.key_field + ": the input is not a .npy file, so it has no fields; "
+                "give raw records' key with --type, --record-size and --key-offset");
+  if (!options.type_option)
+    throw Error("-t,--type is required (" + name + " is not a .npy file, whose header gives it)");
+  return options.layout;
+}
+
+// The records of a .npy input: its header's (--type must agree, --key names a structured one's key).
+RecordLayout npy_layout(const MergeOptions& options, const NpyHeader& header, const std::string& name) {
+  if (options.record_options)
+    throw Error(name + ": --record-size and --key-offset describe raw input; this .npy file's header gives its "
+                "records (" + std::to_string(header.item_size) + " bytes each)" +
+                (header.structured ? " and --key FIELD the key" : ""));
+  const std::optional<std::string_view> key =
+      options.key_field.empty() ? std::nullopt : std::optional<std::string_view>(options.key_field);
+  return npy_record_layout(header, key, options.type_option, name);
+}
+
+// Refuses an input whose format or dtype is not the first input's.
+void require_like_first(const MergeInputFiles& files, const std::optional<NpyHeader>& header, const std::string& name,
+                        const std::string& first_name) {
+  if (header.has_value() != files.npy.has_value())
+    throw Error(name + ": " + (header ? "a .npy file" : "not a .npy file") + ", where " + first_name + " is " +
+                (files.npy ? "one" : "raw") + ": merge's inputs are all .npy files or all raw records");
+  if (header && header->descr != files.npy->descr)
+    throw Error(name + ": its .npy dtype " + header->descr + " is not " + first_name + "'s " + files.npy->descr +
+                ": merge's inputs share one layout");
+}
+
+}  // namespace
+
+MergeInputFiles open_merge_inputs(const MergeOptions& options) {
+  MergeInputFiles files;
+  std::string first_name;
+  std::uint64_t records = 0;
+  bool all_known = true;
+  for (std::size_t i = 0; i < options.inputs.size(); ++i) {
+    InputFile file = open_input(options.inputs[i]);
+    const std::string name = file.display_name();
+    NpyInput npy = read_npy_header(file);
+    if (i == 0) {
+      first_name = name;
+      files.npy = npy.header;
+      files.layout = npy.header ? npy_layout(options, *npy.header, name) : raw_layout(options, name);
+    } else {
+      require_like_first(files, npy.header, name, first_name);
+      if (npy.header) (void)npy_layout(options, *npy.header, name);  // --key, --type: as for the first
+    }
+    MergeInput input;
+    input.check = WindowInput{true, false, name, 0, std::nullopt, false, 0, 0};
+    if (npy.header) {
+      const NpyHeader& header = *npy.header;
+      input.check.data_start = header.header_bytes;
+      input.check.npy = true;
+      input.check.npy_count = header.count;
+      input.check.npy_item_size = header.item_size;
+      if (!file.regular) input.check.expected_bytes = header.data_bytes();
+      input.records = header.count;
+    } else if (file.regular) {
+      input.records = files.layout.whole_records(name, file.size);
+    }
+    if (input.records) {
+      records += *input.records;
+    } else {
+      all_known = false;
+    }
+    // Standard input stays open even when it is a regular file: it has no name to open again.
+    input.stream = !file.regular || file.is_stdin();
+    if (input.stream) {
+      auto held = std::make_shared<std::optional<OpenedInput>>();
+      held->emplace(OpenedInput{std::move(file), std::move(npy.stream_head)});
+      input.open = [held] {
+        RMGSORT_EXPECTS(held->has_value(), "a stream input of merge is read once");
+        OpenedInput opened = std::move(**held);
+        held->reset();
+        return opened;
+      };
+    } else {
+      RegularFile probed{file.path, identity_of_descriptor(file.fd), file.data_offset, file.size};
+      input.open = [probed] { return reopen(probed); };
+    }
+    files.inputs.push_back(std::move(input));
+  }
+  if (all_known) files.records = records;
+  return files;
+}
+
+void write_merge_headers(const MergeInputFiles& inputs, const SortRun& run) {
+  if (!inputs.npy) return;
+  const std::uint64_t count = inputs.records.value_or(0);  // every .npy input's length is in its header
+  if (run.output_fd >= 0) {
+    const std::vector<std::byte> header = npy_header_for(*inputs.npy, count);
+    write_all(run.output_fd, run.output_name, header.data(), header.size());
+  }
+  if (run.index_fd >= 0) {
+    const std::vector<std::byte> header = npy_index_header(count);
+    write_all(run.index_fd, run.index_name, header.data(), header.size());
+  }
+}
+
+}  // namespace rmgsort

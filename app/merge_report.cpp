@@ -1,0 +1,67 @@
+#include "app/merge_report.hpp"
+
+namespace rmgsort {
+namespace {
+
+// Where an output went: its path, "stdout" for "-", null when there is none.
+Json output_json(const std::string& path) {
+  if (path.empty()) return nullptr;
+  return path == "-" ? "stdout" : path;
+}
+
+Json passes_json(const std::vector<MergePassReport>& passes) {
+  Json list = Json::array();
+  for (const MergePassReport& pass : passes) {
+    list.push_back({
+        {"sources", pass.sources},
+        {"runs", pass.runs},
+        {"records", pass.records},
+        {"seconds", pass.seconds},
+    });
+  }
+  return list;
+}
+
+Json throughput_json(const MergeReport& report, std::uint64_t record_size) {
+  if (!report.merged || report.wall_seconds <= 0) return {{"keys_per_second", nullptr}, {"bytes_per_second", nullptr}};
+  const double bytes = double(report.outcome.bytes);
+  return {
+      {"keys_per_second", bytes / double(record_size) / report.wall_seconds},
+      {"bytes_per_second", bytes / report.wall_seconds},
+  };
+}
+
+}  // namespace
+
+// Empty values one way, as sort's: null where a member does not apply or was not reached, [] for an
+// empty list, never "".
+Json merge_stats_json(const MergeOptions& options, const MergeReport& report) {
+  const MergeOutcome& outcome = report.outcome;
+  const std::uint64_t record_size = report.layout ? report.layout->record_size : 1;
+  Json json = stats_header("merge", RMGSORT_VERSION, report.start, report.end);
+  json["inputs"] = report.inputs;
+  json["input_format"] = report.input_format ? Json(*report.input_format) : Json(nullptr);
+  json["key_field"] = string_or_null(report.key_field);
+  json["output"] = output_json(options.output);
+  json["index_output"] = output_json(options.index_output);
+  json["key_type"] = report.layout ? Json(report.layout->key().name()) : Json(nullptr);
+  json["record_size"] = report.layout ? Json(std::uint64_t(report.layout->record_size)) : Json(nullptr);
+  json["key_offset"] = report.layout ? Json(std::uint64_t(report.layout->key_offset)) : Json(nullptr);
+  json["order"] = options.order == SortOrder::ascending ? "ascending" : "descending";
+  for (const char* member : {"keys", "records"}) json[member] = report.merged ? Json(outcome.records) : Json(nullptr);
+  json["bytes"] = report.merged ? Json(outcome.bytes) : Json(nullptr);
+  json["threads"] = report.threads;
+  json["engine"] = "cpu";
+  json["host_memory_limit_bytes"] = report.host_memory_limit;
+  json["plan"] = outcome.plan.fan_in > 0 ? outcome.plan.json() : Json(nullptr);
+  json["passes"] = passes_json(outcome.passes);
+  json["temporary_bytes"] = outcome.temporary_bytes;
+  json["inputs_copied"] = outcome.inputs_copied;
+  json["peak_host_memory_bytes"] = peak_host_memory_bytes();
+  json["verified"] = options.verify && report.merged && report.end.exit_code == 0;
+  json["wall_seconds"] = report.wall_seconds;
+  json["throughput"] = throughput_json(report, record_size);
+  return json;
+}
+
+}  // namespace rmgsort

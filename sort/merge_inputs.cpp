@@ -1,0 +1,268 @@
+#include "sort/merge_inputs.hpp"
+
+#include <cstdlib>
+#include <future>
+#include <memory>
+#include <span>
+
+#include "core/error.hpp"
+#include "host/checksum.hpp"
+#include "io/spill_file.hpp"
+#include "report/stopwatch.hpp"
+#include "sort/merge_pass.hpp"
+#include "sort/sorted_sink.hpp"
+
+namespace rmgsort {
+namespace {
+
+// A run's file takes a row of 12 bytes per append (one per output buffer); a page of 64 KiB holds
+// 5461 of them, over a GiB of records each.
+constexpr std::size_t kRunTableBytes = std::size_t{64} << 10;
+constexpr std::size_t kNoInput = SIZE_MAX;
+
+std::string temp_dir_or_default(const std::string& temp_dir) {
+  if (!temp_dir.empty()) return temp_dir;
+  const char* tmpdir = std::getenv("TMPDIR");
+  return tmpdir != nullptr && *tmpdir != '\0' ? tmpdir : "/tmp";
+}
+
+// Records in a nameless temporary file: a pass's run, or a raw stream copied.
+struct TempRun {
+  std::unique_ptr<SpillFile> file;
+  std::uint64_t records = 0;
+};
+
+// What a pass merges: an input read from its file, or a temporary file (a run of a pass before, or
+// an input copied, which is read and checked as that input).
+struct Source {
+  std::size_t input = kNoInput;
+  std::shared_ptr<TempRun> run;
+  std::uint64_t first_position = 0;  // an input's: its first record's place in the concatenation
+  bool carries_positions = false;    // a run's records carry theirs
+};
+
+// A pass's run written to its temporary file, one append in flight while the next batch is merged.
+class RunSink final : public MergeSink {
+ public:
+  RunSink(SpillFile& file, Progress& progress, std::size_t record_size, std::size_t stride)
+      : file_(file), progress_(progress), record_size_(record_size), stride_(stride) {}
+
+  void append(std::span<const std::byte> records, std::span<const std::uint64_t> /*positions*/) override {
+    wait();
+    writing_ = std::async(std::launch::async, [this, records] {
+      const std::uint64_t ends[1] = {records.size()};
+      file_.append(records, ends);
+    });
+    bytes_ += records.size();
+    progress_.advance(records.size() / stride_ * record_size_);
+  }
+  void finish() {
+    wait();
+    file_.finish_appending();
+  }
+  [[nodiscard]] std::uint64_t bytes() const { return bytes_; }
+
+ private:
+  void wait() {
+    if (writing_.valid()) writing_.get();  // rethrows the append's Error
+  }
+
+  SpillFile& file_;
+  Progress& progress_;
+  std::size_t record_size_, stride_;
+  std::uint64_t bytes_ = 0;
+  std::future<void> writing_;  // declared last: waited for before the rest goes
+};
+
+// The last pass's records to the outputs (checked for --verify there).
+class OutputSink final : public MergeSink {
+ public:
+  explicit OutputSink(SortedSink& sink) : sink_(sink) {}
+  void append(std::span<const std::byte> records, std::span<const std::uint64_t> positions) override {
+    sink_(SortedRound{records, positions});
+  }
+
+ private:
+  SortedSink& sink_;
+};
+
+class MergeDriver {
+ public:
+  MergeDriver(const MergeJob& job, MergeOutcome& outcome)
+      : job_(job), layout_(job.layout), positions_(job.run.index_fd >= 0),
+        wide_(layout_.record_size + (positions_ ? 8 : 0)), temp_dir_(temp_dir_or_default(job.temp_dir)),
+        progress_(*job.run.progress), outcome_(outcome) {}
+
+  void run() {
+    std::size_t streams = 0;
+    for (const MergeInput& input : job_.inputs) streams += input.stream ? 1 : 0;
+    const std::size_t open_files = raise_open_file_limit();
+    outcome_.plan = plan_merge(job_.host_memory, wide_, open_files > streams ? open_files - streams : 0,
+                               job_.fan_in_limit);
+    std::vector<Source> sources = input_sources();
+    while (sources.size() > outcome_.plan.fan_in) sources = merge_into_runs(sources);
+    merge_into_output(sources);
+  }
+
+ private:
+  // The inputs, positions counted; with --index-output, a raw stream before the last input is copied
+  // first, as the positions after it depend on its length.
+  std::vector<Source> input_sources() {
+    std::vector<Source> sources;
+    std::uint64_t position = 0;
+    for (std::size_t i = 0; i < job_.inputs.size(); ++i) {
+      Source source{i, nullptr, position, false};
+      const MergeInput& input = job_.inputs[i];
+      if (positions_ && !input.records && i + 1 < job_.inputs.size()) {
+        source.run = copy_stream(input);
+        position += source.run->records;
+      } else {
+        position += input.records.value_or(0);
+      }
+      sources.push_back(std::move(source));
+    }
+    return sources;
+  }
+
+  std::shared_ptr<TempRun> copy_stream(const MergeInput& input) {
+    progress_.phase("copying " + input.check.name + " to " + temp_dir_, 0);
+    auto run = std::make_shared<TempRun>();
+    run->file = std::make_unique<SpillFile>(temp_dir_, 1, kRunTableBytes);
+    const std::unique_ptr<MergeSource> source =
+        input_source(input.open(), merge_chunk_bytes(outcome_.plan, 1, layout_.record_size));
+    std::uint64_t bytes = 0;
+    for (std::span<const std::byte> chunk = source->next(); !chunk.empty(); chunk = source->next()) {
+      const std::uint64_t ends[1] = {chunk.size()};
+      run->file->append(chunk, ends);
+      bytes += chunk.size();
+      progress_.advance(chunk.size());
+    }
+    run->file->finish_appending();
+    run->records = bytes / layout_.record_size;  // a cut last record is refused when the copy is read
+    outcome_.temporary_bytes += bytes;
+    ++outcome_.inputs_copied;
+    return run;
+  }
+
+  // One pass that merges groups of the sources into runs (sort/merge_plan.hpp says which).
+  std::vector<Source> merge_into_runs(const std::vector<Source>& sources) {
+    Stopwatch pass;
+    MergePassReport report{sources.size(), 0, 0, 0};
+    const std::size_t number = outcome_.passes.size() + 1;
+    std::vector<Source> next;
+    std::size_t at = 0;
+    for (std::size_t size : merge_pass_groups(sources.size(), outcome_.plan.fan_in)) {
+      const std::span<const Source> group(sources.data() + at, size);
+      at += size;
+      if (size == 1) {
+        next.push_back(group[0]);
+        continue;
+      }
+      progress_.phase("pass " + std::to_string(number) + ": merging " + describe(group) + " into a temporary file in " +
+                          temp_dir_,
+                      known_bytes(group));
+      auto run = std::make_shared<TempRun>();
+      run->file = std::make_unique<SpillFile>(temp_dir_, 1, kRunTableBytes);
+      const MergePassSpec spec = pass_spec(wide_, false);
+      MergeOutputBuffers buffers(spec);
+      RunSink sink(*run->file, progress_, layout_.record_size, wide_);
+      run->records = merge(group, spec, buffers, sink);
+      sink.finish();
+      outcome_.temporary_bytes += sink.bytes();
+      report.runs += 1;
+      report.records += run->records;
+      next.push_back(Source{kNoInput, std::move(run), 0, positions_});
+    }
+    report.seconds = pass.seconds();
+    outcome_.passes.push_back(report);
+    return next;
+  }
+
+  void merge_into_output(const std::vector<Source>& sources) {
+    Stopwatch pass;
+    const std::uint64_t bytes = known_bytes(sources);
+    progress_.phase("merging " + describe(sources), bytes);
+    const MergePassSpec spec = pass_spec(layout_.record_size, positions_);
+    MergeOutputBuffers buffers(spec);
+    SortedSink sorted(job_.run, layout_, bytes / layout_.record_size);
+    OutputSink sink(sorted);
+    const std::uint64_t records = merge(sources, spec, buffers, sink);
+    outcome_.verify_failure = sorted.finish(input_checksum_);
+    outcome_.passes.push_back({sources.size(), 1, records, pass.seconds()});
+    outcome_.records = records;
+    outcome_.bytes = records * layout_.record_size;
+  }
+
+  // A pass's output: records OUT_STRIDE apart, positions apart when POSITIONS.
+  [[nodiscard]] MergePassSpec pass_spec(std::size_t out_stride, bool positions) const {
+    return {layout_, job_.run.order, out_stride, positions, outcome_.plan.output_buffer_bytes, job_.threads};
+  }
+
+  // Merges GROUP into SINK as SPEC says, through BUFFERS.
+  std::uint64_t merge(std::span<const Source> group, const MergePassSpec& spec, MergeOutputBuffers& buffers,
+                      MergeSink& sink) {
+    std::size_t in_stride = layout_.record_size;
+    for (const Source& source : group)
+      if (source.carries_positions) in_stride = wide_;
+    const std::size_t chunk = merge_chunk_bytes(outcome_.plan, group.size(), in_stride);
+    std::vector<std::unique_ptr<MergeWindow>> windows;
+    for (const Source& source : group) {
+      WindowInput check = source.input == kNoInput ? WindowInput{} : job_.inputs[source.input].check;
+      check.checksum = check.checked && job_.run.verify;
+      std::unique_ptr<MergeSource> bytes = source.run ? run_source(*source.run->file, chunk)
+                                                      : input_source(job_.inputs[source.input].open(), chunk);
+      windows.push_back(std::make_unique<MergeWindow>(std::move(bytes), layout_, job_.run.order,
+                                                      source.carries_positions ? wide_ : layout_.record_size, chunk,
+                                                      source.carries_positions, source.first_position, check));
+    }
+    const std::uint64_t records = run_merge_pass(spec, windows, buffers, sink);
+    for (const auto& window : windows) input_checksum_ += window->checksum();
+    return records;
+  }
+
+  // "8 inputs", or after passes "2 runs and 5 inputs" (a copied stream counts as its input).
+  static std::string describe(std::span<const Source> sources) {
+    std::size_t runs = 0;
+    for (const Source& source : sources) runs += source.input == kNoInput ? 1 : 0;
+    const std::size_t inputs = sources.size() - runs;
+    const auto count = [](std::size_t n, const char* noun) {
+      return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
+    };
+    if (runs == 0) return count(inputs, "input");
+    if (inputs == 0) return count(runs, "run");
+    return count(runs, "run") + " and " + count(inputs, "input");
+  }
+
+  // The bytes of records in SOURCES, or 0 when one's length is not known yet (a stream).
+  std::uint64_t known_bytes(std::span<const Source> sources) const {
+    std::uint64_t records = 0;
+    for (const Source& source : sources) {
+      if (source.run) {
+        records += source.run->records;
+      } else if (const auto& known = job_.inputs[source.input].records) {
+        records += *known;
+      } else {
+        return 0;
+      }
+    }
+    return records * layout_.record_size;
+  }
+
+  const MergeJob& job_;
+  const RecordLayout& layout_;
+  bool positions_;
+  std::size_t wide_;  // a run's records: with their positions when --index-output wants them
+  std::string temp_dir_;
+  Progress& progress_;
+  MergeOutcome& outcome_;
+  KeyChecksum input_checksum_;  // of every input, as its pass read it
+};
+
+}  // namespace
+
+void merge_inputs(const MergeJob& job, MergeOutcome& outcome) {
+  RMGSORT_EXPECTS(job.run.progress != nullptr && job.threads > 0, "merge_inputs: a progress and threads");
+  MergeDriver(job, outcome).run();
+}
+
+}  // namespace rmgsort

@@ -1,0 +1,54 @@
+// How rmgsort merge spends --host-memory and open files: how many inputs one pass merges (the
+// fan-in), how the inputs are grouped into passes when there are more, and each pass's buffers.
+//
+// A pass over k sources holds, per source, a window of two chunks and a record and the reader's two
+// chunks (the one copied from and the one read ahead: sort/merge_source.hpp), and two output buffers
+// (one merged into while the other is written). With H the memory limit:
+//   output buffers  2 * clamp(H / 8, 64 KiB, 256 MiB), positions included
+//   per source      4 chunks of C = (H - outputs) / 4k, a multiple of 4096 of at least 64 KiB (and a record)
+// so the fan-in is at most (H - outputs) / (4 * 64 KiB), and by open files (a regular input takes up to
+// three descriptors: the file, its O_DIRECT twin, its io_uring) (limit - 64) / 3. More inputs than that
+// are merged in passes: consecutive groups merged into runs in nameless temporary files
+// (io/spill_file.hpp), which keeps the merge stable; only as many groups as bring the count down to
+// the fan-in, so that a little over the fan-in costs a little over one pass.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "report/json.hpp"
+
+namespace rmgsort {
+
+struct MergePlan {
+  std::uint64_t host_memory = 0;      // --host-memory
+  std::uint64_t output_buffer_bytes = 0;  // each of the two
+  std::size_t fan_in = 0;             // the most sources one pass merges, at least 2
+  std::size_t fan_in_by_memory = 0;
+  std::size_t fan_in_by_open_files = 0;
+  std::size_t open_file_limit = 0;    // RLIMIT_NOFILE as the merge found it (raised to the hard limit)
+
+  [[nodiscard]] Json json() const;
+};
+
+// The plan for records of STRIDE bytes (as a pass reads them: with their positions when they carry
+// them), under HOST_MEMORY and OPEN_FILES descriptors; FAN_IN_LIMIT, when not 0, bounds the fan-in too.
+[[nodiscard]] MergePlan plan_merge(std::uint64_t host_memory, std::size_t stride, std::size_t open_files,
+                                   std::size_t fan_in_limit = 0);
+
+// Each source's chunk (its reads; its window holds two) in a pass of SOURCES sources of STRIDE bytes.
+[[nodiscard]] std::size_t merge_chunk_bytes(const MergePlan& plan, std::size_t sources, std::size_t stride);
+
+// The sizes of the consecutive groups one pass merges SOURCES sources in (a group of one passes
+// through untouched): every group of FAN_IN while even the groups' runs would be more than FAN_IN,
+// else only as many as leave FAN_IN sources for the last pass. One group of all when they are at
+// most FAN_IN (that is the last pass).
+[[nodiscard]] std::vector<std::size_t> merge_pass_groups(std::size_t sources, std::size_t fan_in);
+
+// RLIMIT_NOFILE's soft limit, raised to the hard limit first (as `ulimit -n $(ulimit -Hn)` would):
+// a merge of thousands of inputs in one pass needs thousands of descriptors.
+[[nodiscard]] std::size_t raise_open_file_limit();
+
+}  // namespace rmgsort

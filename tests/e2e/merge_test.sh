@@ -1,0 +1,344 @@
+#!/usr/bin/env bash
+# rmgsort merge against an independent reference: runs made by `rmgsort sort` of random slices of an
+# input, merged; a stable merge of runs in input order is the stable sort of their concatenation, which
+# tests/e2e/records_ref.py computes with numpy (its stable argsort of a rank from the key values), so
+# the output must be exactly its records and --index-output exactly its argsort.
+#   1. 50 runs of u64 keys (slices of 0 .. 40 000 keys), one pass and passes forced by a small
+#      --host-memory or a low open-file limit, with --index-output, --verify and --stats, nothing
+#      left in -T;
+#   2. every key type and record layouts (bare, 13 bytes at 3, 100 at 37) x both orders, runs of
+#      0, 1, 7 and more records of edge values and few distinct keys (stability), through passes;
+#   3. standard input as one of the inputs, with --index-output (its length learnt first);
+#   4. .npy inputs: a .npy output of the summed shape, np.load's stable sort; a dtype that differs;
+#   5. an input out of order: exit 1 naming it, the record and its byte offset, nothing committed,
+#      nothing left in -T, --stats saying so; in a pass of runs too;
+#   6. the usage errors: no inputs, - twice, a missing file, no --type, a cut record, formats mixed.
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+require_numpy_python
+REF="$E2E_DIR/records_ref.py"
+ref() { "$PY" "$REF" "$@"; }
+
+D=$WORK/merge
+T=$WORK/temp  # the merges' -T: nothing may be left there
+mkdir -p "$D" "$T"
+MANIFEST=$WORK/manifest
+: >"$MANIFEST"
+
+expect_ref() { echo "$*" >>"$MANIFEST"; }
+
+flush_ref() {
+  [[ -s $MANIFEST ]] || return 0
+  local rc=0
+  ref verify "$MANIFEST" >"$WORK/verified" 2>&1 || rc=$?
+  [[ $rc -le 1 ]] || echo "FAIL the reference comparison itself failed (exit $rc)" >>"$WORK/verified"
+  count_verdicts "$WORK/verified"
+  : >"$MANIFEST"
+}
+
+expect_temp_empty() {
+  local left
+  left=$(find "$T" -mindepth 1 2>/dev/null | head -n 3)
+  [[ -z $left ]] || fail "files left in -T: $left"
+}
+
+# stat_of FILE MEMBER: a top-level member of a --stats JSON file (empty when absent or null).
+stat_of() {
+  "$PY" -c 'import json,sys; v = json.load(open(sys.argv[1])).get(sys.argv[2]); print("" if v is None else v)' \
+    "$1" "$2" 2>/dev/null
+}
+
+# make_slices INPUT R PREFIX SIZES...: slices INPUT (R-byte records) into consecutive slices of SIZES
+# records (the last takes the rest), writing PREFIX.NNN.in; prints the slices' names.
+make_slices() {
+  "$PY" - "$@" <<'EOF'
+import sys
+import numpy as np
+path, r, prefix, sizes = sys.argv[1], int(sys.argv[2]), sys.argv[3], [int(s) for s in sys.argv[4:]]
+data = np.fromfile(path, dtype=np.uint8).reshape(-1, r)
+at = 0
+for i, size in enumerate(sizes):
+    end = data.shape[0] if i == len(sizes) - 1 else min(at + size, data.shape[0])
+    name = f"{prefix}.{i:03d}.in"
+    data[at:end].tofile(name)
+    print(name)
+    at = end
+EOF
+}
+
+# sort_runs TYPE R K ORDER SLICES...: sorts each slice into SLICE.run with rmgsort sort (on the CPU);
+# writes the runs' concatenation to $D/concat (the reference's input); RUNS holds the runs' names.
+sort_runs() {
+  local type=$1 r=$2 k=$3 order=$4 slice flag=()
+  shift 4
+  [[ $order == desc ]] && flag=(-r)
+  RUNS=()
+  : >"$D/concat"
+  for slice in "$@"; do
+    "$RMGSORT" sort "$slice" -o "$slice.run" -t "$type" --record-size "$r" --key-offset "$k" "${flag[@]}" \
+      --gpus none 2>>"$WORK/stderr" || { echo "rmgsort sort $slice failed" >&2; exit 2; }
+    cat "$slice.run" >>"$D/concat"
+    RUNS+=("$slice.run")
+  done
+}
+
+echo "== 1. 50 runs of u64 keys"
+ref gen <(echo "$D/keys.in u64 600000 8 0 uniform 7") || { echo "records_ref.py gen failed" >&2; exit 2; }
+sizes=()
+for ((i = 0; i < 50; i++)); do sizes+=($(((i * 7919) % 40000))); done
+sizes[3]=0 sizes[4]=1 sizes[5]=7
+mapfile -t slices < <(make_slices "$D/keys.in" 8 "$D/u64" "${sizes[@]}")
+sort_runs u64 8 0 asc "${slices[@]}"
+cp "$D/concat" "$D/u64.concat"
+
+begin "merge of 50 runs in one pass: exit 0, --verify, --stats of one pass, nothing on stdout"
+rmg merge "${RUNS[@]}" -t u64 -o "$D/u64.out" --index-output "$D/u64.idx" --verify --stats "$D/u64.json" -T "$T"
+expect_rc 0
+expect_stdout_empty
+[[ $(stat_of "$D/u64.json" command) == merge ]] || fail "--stats: command is not merge"
+[[ $(stat_of "$D/u64.json" status) == ok ]] || fail "--stats: status is not ok"
+[[ $(stat_of "$D/u64.json" records) == 600000 ]] || fail "--stats: records $(stat_of "$D/u64.json" records)"
+[[ $(stat_of "$D/u64.json" verified) == True ]] || fail "--stats: not verified"
+passes=$("$PY" -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["passes"]))' "$D/u64.json")
+[[ $passes == 1 ]] || fail "--stats: $passes passes, expected 1"
+expect_temp_empty
+end
+expect_ref u64 8 0 asc "$D/u64.concat" "$D/u64.out" "$D/u64.idx" "50 runs in one pass: the stable merge and its positions"
+
+begin "merge of 50 runs with --host-memory 2M: passes through -T, the same bytes, nothing left in -T"
+rmg merge "${RUNS[@]}" -t u64 -o "$D/u64.passes" --index-output "$D/u64.passes.idx" --host-memory 2M -T "$T" \
+  --stats "$D/passes.json" --verify
+expect_rc 0
+passes=$("$PY" -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["passes"]))' "$D/passes.json")
+[[ $passes -ge 2 ]] || fail "--stats: $passes passes with --host-memory 2M, expected more than 1"
+[[ $(stat_of "$D/passes.json" temporary_bytes) -gt 0 ]] || fail "--stats: no temporary bytes"
+expect_same "$D/u64.out" "$D/u64.passes"
+expect_same "$D/u64.idx" "$D/u64.passes.idx"
+expect_temp_empty
+end
+
+begin "merge of 50 runs under ulimit -n 100: the fan-in the open files allow, passes, the same bytes"
+(ulimit -n 100 && "$RMGSORT" merge "${RUNS[@]}" -t u64 -o "$D/u64.files" --stats "$D/files.json" -T "$T") \
+  >"$WORK/stdout" 2>"$WORK/stderr"
+RC=$?
+expect_rc 0
+fan_in=$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["plan"]["fan_in_by_open_files"])' "$D/files.json")
+# (100 - 64) / 3 = 12 at most: the empty runs, read as streams, hold their descriptors throughout.
+[[ $fan_in -ge 2 && $fan_in -le 12 ]] || fail "--stats: fan_in_by_open_files $fan_in, expected 2 .. 12"
+passes=$("$PY" -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["passes"]))' "$D/files.json")
+[[ $passes -ge 2 ]] || fail "--stats: $passes passes under ulimit -n 100, expected more than 1"
+expect_same "$D/u64.out" "$D/u64.files"
+expect_temp_empty
+end
+
+begin "merge to standard output, one thread, equals the file output; check agrees"
+run "$RMGSORT" merge "${RUNS[@]}" -t u64 --threads 1 -T "$T"
+expect_rc 0
+expect_same "$WORK/stdout" "$D/u64.out"
+rmg check "$D/u64.out" -t u64 --original "$D/u64.concat"
+expect_rc 0
+end
+
+begin "--index-output alone writes only the positions"
+rmg merge "${RUNS[@]}" -t u64 --index-output "$D/u64.only.idx" -T "$T"
+expect_rc 0
+expect_stdout_empty
+expect_same "$D/u64.idx" "$D/u64.only.idx"
+end
+rm -f "$D"/u64.*.in "$D"/u64.*.in.run
+
+echo "== 2. every key type and record layouts, both orders, through passes"
+seed=200
+for type in u32 u64 i32 i64 f32 f64 bytes:1 bytes:3 bytes:10 bytes:32; do
+  case $type in bytes:*) w=${type#bytes:} ;; *32) w=4 ;; *) w=8 ;; esac
+  layouts=("$w 0" "100 37")
+  ((w <= 10)) && layouts+=("13 3")
+  for layout in "${layouts[@]}"; do
+    read -r r k <<<"$layout"
+    for dist in few special; do
+      seed=$((seed + 1))
+      in=$D/${type/:/_}-$r-$k-$dist
+      ref gen <(echo "$in.in $type 3000 $r $k $dist $seed") || { echo "records_ref.py gen failed" >&2; exit 2; }
+      mapfile -t slices < <(make_slices "$in.in" "$r" "$in" 0 1 7 900 40 1500 0 300)
+      for order in asc desc; do
+        flag=()
+        [[ $order == desc ]] && flag=(-r)
+        sort_runs "$type" "$r" "$k" "$order" "${slices[@]}"
+        cp "$D/concat" "$in.$order.concat"
+        what="$type --record-size $r --key-offset $k ($dist, ${order}ending)"
+        begin "$what: merge of 8 runs, one pass and through passes (--host-memory 1M), exit 0"
+        rmg merge "${RUNS[@]}" -t "$type" --record-size "$r" --key-offset "$k" "${flag[@]}" -o "$in.$order.out" \
+          --index-output "$in.$order.idx" -T "$T" --verify
+        expect_rc 0
+        rmg merge "${RUNS[@]}" -t "$type" --record-size "$r" --key-offset "$k" "${flag[@]}" -o "$in.$order.passes" \
+          --host-memory 1M -T "$T"
+        expect_rc 0
+        expect_same "$in.$order.out" "$in.$order.passes"
+        expect_temp_empty
+        end
+        expect_ref "$type" "$r" "$k" "$order" "$in.$order.concat" "$in.$order.out" "$in.$order.idx" \
+          "$what: the stable merge and its positions"
+      done
+    done
+  done
+  flush_ref
+  rm -f "$D"/*.in "$D"/*.run "$D"/*.out "$D"/*.passes "$D"/*.idx "$D"/*.concat
+done
+
+echo "== 3. standard input as one of the inputs"
+ref gen <(echo "$D/s.in f64 30000 16 4 few 5") || { echo "records_ref.py gen failed" >&2; exit 2; }
+mapfile -t slices < <(make_slices "$D/s.in" 16 "$D/s" 10000 12000 8000)
+sort_runs f64 16 4 asc "${slices[@]}"
+begin "merge A - C, B from a pipe, with --index-output: exit 0 (stdin's length learnt through -T)"
+rmg merge "${RUNS[0]}" - "${RUNS[2]}" -t f64 --record-size 16 --key-offset 4 -o "$D/s.out" \
+  --index-output "$D/s.idx" -T "$T" --stats "$D/s.json" < <(cat "${RUNS[1]}")
+expect_rc 0
+[[ $(stat_of "$D/s.json" inputs_copied) == 1 ]] || fail "--stats: inputs_copied $(stat_of "$D/s.json" inputs_copied)"
+expect_temp_empty
+end
+begin "merge - B C < A (a file), with --index-output: exit 0, nothing copied"
+rmg merge - "${RUNS[1]}" "${RUNS[2]}" -t f64 --record-size 16 --key-offset 4 -o "$D/s.pipe" \
+  --index-output "$D/s.pipe.idx" --stats "$D/s.json" <"${RUNS[0]}"
+expect_rc 0
+[[ $(stat_of "$D/s.json" inputs_copied) == 0 ]] || fail "--stats: inputs_copied $(stat_of "$D/s.json" inputs_copied)"
+end
+expect_ref f64 16 4 asc "$D/concat" "$D/s.out" "$D/s.idx" "stdin as the second input: the stable merge and its positions"
+expect_ref f64 16 4 asc "$D/concat" "$D/s.pipe" "$D/s.pipe.idx" "stdin as the first input, a file: the stable merge"
+flush_ref
+
+echo "== 4. .npy inputs"
+"$PY" - "$D" <<'EOF' || { echo "writing .npy runs failed" >&2; exit 2; }
+import sys
+import numpy as np
+d = sys.argv[1]
+rng = np.random.default_rng(3)
+dtype = np.dtype([("id", "<u4"), ("key", "<i8"), ("w", "<f4")])
+parts = []
+for i, n in enumerate([0, 1, 7, 5000, 3000]):
+    a = np.zeros(n, dtype=dtype)
+    a["key"] = rng.integers(-50, 50, size=n)
+    a["id"] = np.arange(n) + 100000 * i
+    a = a[np.argsort(a["key"], kind="stable")]
+    np.save(f"{d}/n{i}.npy", a)
+    parts.append(a)
+c = np.concatenate(parts)
+np.save(f"{d}/n.expected.npy", c[np.argsort(c["key"], kind="stable")])
+np.save(f"{d}/n.positions.npy", np.argsort(c["key"], kind="stable").astype("<u8"))
+np.save(f"{d}/other.npy", np.zeros(3, dtype=[("id", "<u4"), ("key", "<i8")]))
+np.arange(5, dtype="<i8").tofile(f"{d}/raw.i64")
+EOF
+begin ".npy runs merged by --key: a .npy of the summed shape, numpy's stable sort; positions as .npy"
+rmg merge "$D"/n{0,1,2,3,4}.npy --key key -o "$D/n.out.npy" --index-output "$D/n.idx.npy" -T "$T"
+expect_rc 0
+"$PY" -c '
+import sys, numpy as np
+d = sys.argv[1]
+got, expected = np.load(d + "/n.out.npy"), np.load(d + "/n.expected.npy")
+assert got.dtype == expected.dtype and got.shape == expected.shape, (got.dtype, got.shape)
+assert got.tobytes() == expected.tobytes(), "records differ"
+assert np.array_equal(np.load(d + "/n.idx.npy"), np.load(d + "/n.positions.npy")), "positions differ"
+' "$D" 2>"$WORK/py.err" || fail "$(cat "$WORK/py.err")"
+end
+begin "a .npy input of another dtype: exit 2 naming it"
+rmg merge "$D/n3.npy" "$D/other.npy" --key key -o "$D/bad.npy"
+expect_rc 2
+expect_stderr "$D/other.npy: its .npy dtype" "merge's inputs share one layout"
+expect_no_file "$D/bad.npy"
+end
+begin "a raw input among .npy inputs: exit 2 naming it"
+rmg merge "$D/n3.npy" "$D/raw.i64" --key key -t i64 -o "$D/bad.npy"
+expect_rc 2
+expect_stderr "$D/raw.i64: not a .npy file, where $D/n3.npy is one"
+expect_no_file "$D/bad.npy"
+end
+
+echo "== 5. an input out of order"
+keys u64 "$D/a.u64" 1 5 9
+keys u64 "$D/b.u64" 2 4 6 8 7 10
+keys u64 "$D/c.u64" 0 3
+begin "an unsorted input: exit 1 naming it, the key's index, both keys and the byte offset; nothing committed"
+rmg merge "$D/a.u64" "$D/b.u64" "$D/c.u64" -t u64 -o "$D/abc.out" --stats "$D/abc.json" -T "$T"
+expect_rc 1
+expect_stderr "rmgsort: $D/b.u64: not in ascending order: key 4 is out of order (7 after 8, at byte offset 32)"
+expect_no_file "$D/abc.out"
+expect_no_temp "$D"
+expect_temp_empty
+[[ $(stat_of "$D/abc.json" status) == error ]] || fail "--stats: status is not error"
+[[ $(stat_of "$D/abc.json" exit_code) == 1 ]] || fail "--stats: exit_code is not 1"
+end
+begin "an unsorted input read in a pass of runs (--host-memory 1M, 30 inputs): exit 1, -T empty"
+inputs=()
+for ((i = 0; i < 30; i++)); do inputs+=("$D/a.u64"); done
+inputs[2]=$D/b.u64
+rmg merge "${inputs[@]}" -t u64 -o "$D/abc.out" --host-memory 1M -T "$T"
+expect_rc 1
+expect_stderr "$D/b.u64: not in ascending order: key 4 is out of order"
+expect_no_file "$D/abc.out"
+expect_temp_empty
+end
+begin "-r: ascending inputs are out of order, descending ones merge"
+rmg merge "$D/a.u64" "$D/c.u64" -t u64 -r -o "$D/r.out"
+expect_rc 1
+expect_stderr "$D/a.u64: not in descending order: key 1 is out of order (5 after 1, at byte offset 8)"
+keys u64 "$D/ra.u64" 9 5 1
+keys u64 "$D/rc.u64" 3 0
+rmg merge "$D/ra.u64" "$D/rc.u64" -t u64 -r -o "$D/r.out"
+expect_rc 0
+keys u64 "$D/r.expected" 9 5 3 1 0
+expect_same "$D/r.out" "$D/r.expected"
+end
+begin "records: the record's index and its key at the byte offset of the record"
+ref write u32 12 5 "$D/rec.in" 1 3 2 || exit 2
+rmg merge "$D/rec.in" -t u32 --record-size 12 --key-offset 5 -o "$D/rec.out"
+expect_rc 1
+expect_stderr "$D/rec.in: not in ascending order: record 2 is out of order (key 2 after 3, at byte offset 24)"
+end
+
+echo "== 6. usage errors"
+begin "no inputs: exit 2"
+rmg merge -t u64 -o "$D/none.out"
+expect_rc 2
+expect_stderr "merge: no inputs"
+expect_no_file "$D/none.out"
+end
+begin "- twice: exit 2"
+rmg merge - - -t u64 -o "$D/none.out"
+expect_rc 2
+expect_stderr "more than once"
+end
+begin "a missing input: exit 2 naming it, before anything is written"
+rmg merge "$D/a.u64" "$D/missing.u64" -t u64 -o "$D/none.out"
+expect_rc 2
+expect_stderr "$D/missing.u64"
+expect_no_file "$D/none.out"
+end
+begin "raw input without --type: exit 2"
+rmg merge "$D/a.u64" -o "$D/none.out"
+expect_rc 2
+expect_stderr "-t,--type is required"
+end
+begin "a raw file that is not whole records: exit 2 naming it"
+head -c 13 "$D/b.u64" >"$D/cut.u64"
+rmg merge "$D/a.u64" "$D/cut.u64" -t u64 -o "$D/none.out"
+expect_rc 2
+expect_stderr "$D/cut.u64: 13 bytes are not a whole number of u64 keys"
+expect_no_file "$D/none.out"
+end
+begin "-o naming one of the inputs: replaced by the merge once it is complete"
+cp "$D/a.u64" "$D/in-place.u64"
+rmg merge "$D/in-place.u64" "$D/c.u64" -t u64 -o "$D/in-place.u64"
+expect_rc 0
+keys u64 "$D/in-place.expected" 0 1 3 5 9
+expect_same "$D/in-place.u64" "$D/in-place.expected"
+end
+begin "one input, and empty inputs: the input itself"
+: >"$D/empty.u64"
+rmg merge "$D/empty.u64" "$D/a.u64" "$D/empty.u64" -t u64 -o "$D/one.out"
+expect_rc 0
+expect_same "$D/one.out" "$D/a.u64"
+rmg merge "$D/empty.u64" -t u64 -o "$D/empty.out"
+expect_rc 0
+expect_size "$D/empty.out" 0
+end
+
+summary

@@ -1,0 +1,104 @@
+// The merge's plan: the fan-in that memory and open files allow, each source's chunk within the
+// budget, and the groups of a pass: all of them stable (consecutive), and as few as leave the
+// fan-in for the last pass.
+#include "sort/merge_plan.hpp"
+
+#include <gtest/gtest.h>
+
+#include <numeric>
+#include <vector>
+
+namespace rmgsort {
+namespace {
+
+constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
+
+// The sources left after a pass of GROUPS.
+std::size_t after_pass(const std::vector<std::size_t>& groups) { return groups.size(); }
+
+TEST(MergePlanTest, OneGroupWhenTheFanInTakesThemAll) {
+  EXPECT_EQ(merge_pass_groups(0, 2), std::vector<std::size_t>{0});
+  EXPECT_EQ(merge_pass_groups(1, 2), std::vector<std::size_t>{1});
+  EXPECT_EQ(merge_pass_groups(10, 10), std::vector<std::size_t>{10});
+}
+
+TEST(MergePlanTest, AFewOverTheFanInMergeOnlyTheFirstFew) {
+  std::vector<std::size_t> eleven{2};
+  eleven.insert(eleven.end(), 9, 1);
+  EXPECT_EQ(merge_pass_groups(11, 10), eleven);
+  std::vector<std::size_t> twenty{10, 2};
+  twenty.insert(twenty.end(), 8, 1);
+  EXPECT_EQ(merge_pass_groups(20, 10), twenty);
+  EXPECT_EQ(merge_pass_groups(100, 10), std::vector<std::size_t>(10, 10));
+  EXPECT_EQ(merge_pass_groups(3, 2), (std::vector<std::size_t>{2, 1}));
+}
+
+TEST(MergePlanTest, ManyOverTheFanInMergeEveryGroup) {
+  std::vector<std::size_t> expected(10, 10);
+  expected.push_back(1);
+  EXPECT_EQ(merge_pass_groups(101, 10), expected);
+}
+
+TEST(MergePlanTest, PassesEndAtTheFanInForEveryCount) {
+  for (std::size_t fan_in : {2, 3, 7, 16}) {
+    for (std::size_t sources = 0; sources < 600; ++sources) {
+      std::size_t left = sources;
+      int passes = 0;
+      while (left > fan_in) {
+        const std::vector<std::size_t> groups = merge_pass_groups(left, fan_in);
+        ASSERT_EQ(std::accumulate(groups.begin(), groups.end(), std::size_t{0}), left);
+        for (std::size_t size : groups) ASSERT_TRUE(size >= 1 && size <= fan_in);
+        const std::size_t next = after_pass(groups);
+        const std::size_t least = (left + fan_in - 1) / fan_in;
+        ASSERT_EQ(next, least > fan_in ? least : fan_in) << left << " sources, fan-in " << fan_in;
+        left = next;
+        ++passes;
+      }
+      // ceil(log_fanin(sources)) passes in all, the last one into the output.
+      std::size_t reach = fan_in;
+      int needed = 0;
+      while (reach < sources) {
+        reach *= fan_in;
+        ++needed;
+      }
+      EXPECT_EQ(passes, needed) << sources << " sources, fan-in " << fan_in;
+    }
+  }
+}
+
+TEST(MergePlanTest, FanInByMemoryAndByOpenFiles) {
+  // 4 MiB: two 512 KiB output buffers, 3 MiB for sources of four 64 KiB chunks: 12.
+  const MergePlan small = plan_merge(4 * kMiB, 8, 100000);
+  EXPECT_EQ(small.output_buffer_bytes, 512 * 1024u);
+  EXPECT_EQ(small.fan_in_by_memory, 12u);
+  EXPECT_EQ(small.fan_in, 12u);
+  const MergePlan files = plan_merge(64ULL << 30, 8, 1024);
+  EXPECT_EQ(files.fan_in_by_open_files, (1024u - 64) / 3);
+  EXPECT_EQ(files.fan_in, files.fan_in_by_open_files);
+  EXPECT_EQ(plan_merge(64ULL << 30, 8, 1024, 5).fan_in, 5u);
+  // Never below 2, whatever is short.
+  EXPECT_EQ(plan_merge(64 * 1024, 8, 10).fan_in, 2u);
+  EXPECT_EQ(plan_merge(64ULL << 30, 8, 1024, 1).fan_in, 2u);
+}
+
+TEST(MergePlanTest, ChunksFitTheBudgetAndHoldARecord) {
+  for (std::uint64_t memory : {4 * kMiB, 64 * kMiB, 8192 * kMiB}) {
+    const MergePlan plan = plan_merge(memory, 100, 1 << 20);
+    for (std::size_t sources : {std::size_t{1}, std::size_t{2}, std::size_t{7}, plan.fan_in}) {
+      const std::size_t chunk = merge_chunk_bytes(plan, sources, 100);
+      EXPECT_EQ(chunk % 4096, 0u);
+      EXPECT_GE(chunk, 64u * 1024);
+      EXPECT_LE(sources * 4 * chunk + 2 * plan.output_buffer_bytes, memory) << memory << " " << sources;
+    }
+  }
+  // A record larger than the smallest chunk: a chunk holds one.
+  const MergePlan huge = plan_merge(4 * kMiB, 1 << 20, 1 << 20);
+  EXPECT_GE(merge_chunk_bytes(huge, huge.fan_in, 1 << 20), std::size_t{1} << 20);
+}
+
+TEST(MergePlanTest, TheOpenFileLimitIsRaisedToTheHardLimit) {
+  EXPECT_GE(raise_open_file_limit(), 3u);
+}
+
+}  // namespace
+}  // namespace rmgsort
