@@ -51,9 +51,11 @@ wall() { echo "${1% *}"; }
 cpu() { echo "${1#* }"; }
 
 threads=$(nproc)
-echo "# rmgsort merge: $records records of $record_size bytes ($type key), $(awk -v b="$bytes" 'BEGIN { printf "%.2f", b / 2^30 }') GiB, in $dir, $threads CPUs"
+gib=$(awk -v b="$bytes" 'BEGIN { printf "%.2f", b / 2^30 }')
+echo "# rmgsort merge: $records records of $record_size bytes ($type key), $gib GiB, in $dir, $threads CPUs"
 echo
-echo "| runs | cat runs s | merge s | merge CPU s | merge GB/s | sort --gpus none s | sort CPU s | sort GB/s | merge / sort (wall) |"
+echo "| runs | cat runs s | merge s | merge CPU s | merge GB/s | sort --gpus none s | sort CPU s | sort GB/s |" \
+  "merge / sort (wall) |"
 echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 for k in $ks; do
   rm -f "$work"/run.* "$work/concat"

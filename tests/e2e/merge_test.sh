@@ -103,7 +103,8 @@ passes=$("$PY" -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["pass
 [[ $passes == 1 ]] || fail "--stats: $passes passes, expected 1"
 expect_temp_empty
 end
-expect_ref u64 8 0 asc "$D/u64.concat" "$D/u64.out" "$D/u64.idx" "50 runs in one pass: the stable merge and its positions"
+expect_ref u64 8 0 asc "$D/u64.concat" "$D/u64.out" "$D/u64.idx" \
+  "50 runs in one pass: the stable merge and its positions"
 
 begin "merge of 50 runs with --host-memory 2M: passes through -T, the same bytes, nothing left in -T"
 rmg merge "${RUNS[@]}" -t u64 -o "$D/u64.passes" --index-output "$D/u64.passes.idx" --host-memory 2M -T "$T" \
@@ -122,7 +123,8 @@ begin "merge of 50 runs under ulimit -n 100: the fan-in the open files allow, pa
   >"$WORK/stdout" 2>"$WORK/stderr"
 RC=$?
 expect_rc 0
-fan_in=$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["plan"]["fan_in_by_open_files"])' "$D/files.json")
+fan_in=$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["plan"]["fan_in_by_open_files"])' \
+  "$D/files.json")
 # (100 - 64) / 3 = 12 at most: the empty runs, read as streams, hold their descriptors throughout.
 [[ $fan_in -ge 2 && $fan_in -le 12 ]] || fail "--stats: fan_in_by_open_files $fan_in, expected 2 .. 12"
 passes=$("$PY" -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["passes"]))' "$D/files.json")
@@ -202,7 +204,8 @@ rmg merge - "${RUNS[1]}" "${RUNS[2]}" -t f64 --record-size 16 --key-offset 4 -o 
 expect_rc 0
 [[ $(stat_of "$D/s.json" inputs_copied) == 0 ]] || fail "--stats: inputs_copied $(stat_of "$D/s.json" inputs_copied)"
 end
-expect_ref f64 16 4 asc "$D/concat" "$D/s.out" "$D/s.idx" "stdin as the second input: the stable merge and its positions"
+expect_ref f64 16 4 asc "$D/concat" "$D/s.out" "$D/s.idx" \
+  "stdin as the second input: the stable merge and its positions"
 expect_ref f64 16 4 asc "$D/concat" "$D/s.pipe" "$D/s.pipe.idx" "stdin as the first input, a file: the stable merge"
 flush_ref
 
