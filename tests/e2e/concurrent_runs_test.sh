@@ -56,16 +56,16 @@ generate -o "$WORK/b.u64" -t u64 --size 2M --seed 2
 reference u64 "$WORK/a.u64" "$WORK/a.ref"
 reference u64 "$WORK/b.u64" "$WORK/b.ref"
 mkfifo "$WORK/fa" "$WORK/fb"
-OUT=$OUT_DIR/sorted.u64
+SORTED_FILE=$OUT_DIR/sorted.u64
 
 # Both runs read their whole input, then wait on their stdin with their outputs staged; both inputs
 # end at once, so both sort and commit at the same time. The first round creates the output, the
 # later ones replace it; the inputs end in either order.
 for round in 1 2 3 4 5 6; do
   begin "round $round: two runs sorting into one output at once both succeed; it is one whole result"
-  "$RMGSORT" sort -o "$OUT" -t u64 --gpus none <"$WORK/fa" 2>"$WORK/stderr.a" &
+  "$RMGSORT" sort -o "$SORTED_FILE" -t u64 --gpus none <"$WORK/fa" 2>"$WORK/stderr.a" &
   pid_a=$!
-  "$RMGSORT" sort -o "$OUT" -t u64 --gpus none <"$WORK/fb" 2>"$WORK/stderr.b" &
+  "$RMGSORT" sort -o "$SORTED_FILE" -t u64 --gpus none <"$WORK/fb" 2>"$WORK/stderr.b" &
   pid_b=$!
   exec 3>"$WORK/fa" 4>"$WORK/fb"
   cat "$WORK/a.u64" >&3  # returns once all but a pipe's buffer of it is read
@@ -81,12 +81,12 @@ for round in 1 2 3 4 5 6; do
   wait "$pid_b"
   rc_b=$?
   [[ $rc_a -eq 0 && $rc_b -eq 0 ]] || fail "exit statuses $rc_a and $rc_b, expected 0 and 0 ($(cat "$WORK/stderr.a" "$WORK/stderr.b"))"
-  if cmp -s "$OUT" "$WORK/a.ref"; then
+  if cmp -s "$SORTED_FILE" "$WORK/a.ref"; then
     echo "    (the output is the first run's)"
-  elif cmp -s "$OUT" "$WORK/b.ref"; then
+  elif cmp -s "$SORTED_FILE" "$WORK/b.ref"; then
     echo "    (the output is the second run's)"
   else
-    fail "$OUT ($(stat -c %s "$OUT" 2>/dev/null || echo no) bytes) is neither run's whole result"
+    fail "$SORTED_FILE ($(stat -c %s "$SORTED_FILE" 2>/dev/null || echo no) bytes) is neither run's whole result"
   fi
   expect_listing "after both" "$OUT_DIR" "sorted.u64 "
   end

@@ -60,14 +60,14 @@ ref gen "$spec" || { echo "npy_sort_ref.py gen failed" >&2; exit 2; }
 echo "== 1. every dtype and field, sizes 0, 1, 7, 10^5, both orders"
 # run_case INPUT FIELD ORDER NAME: sorts INPUT to a .npy output and index, queues the comparison.
 run_case() {
-  local in=$1 field=$2 order=$3 name=$4 out="$D/out.$5" key=() desc=()
+  local in=$1 field=$2 order=$3 name=$4 sorted="$D/out.$5" key=() desc=()
   [[ $field != - ]] && key=(--key "$field")
   [[ $order == desc ]] && desc=(-r)
   begin "$name: exit 0"
-  rmg sort "$in" -o "$out.npy" --index-output "$out.idx.npy" "${key[@]}" "${desc[@]}" "${CPU[@]}"
+  rmg sort "$in" -o "$sorted.npy" --index-output "$sorted.idx.npy" "${key[@]}" "${desc[@]}" "${CPU[@]}"
   expect_rc 0
   end
-  expect_ref "$in" "$field" "$order" "$out.npy" "$out.idx.npy" "$name: the reference's array and argsort"
+  expect_ref "$in" "$field" "$order" "$sorted.npy" "$sorted.idx.npy" "$name: the reference's array and argsort"
 }
 i=0
 for dtype in "${SIMPLE[@]}"; do

@@ -12,10 +12,10 @@ require_python
 ROOT=$(realpath "$WORK")  # as /proc shows the files' directories
 OUT_DIR=$ROOT/out
 TEMP=$ROOT/temp
-OUT=$OUT_DIR/out.u64
+SORTED_FILE=$OUT_DIR/out.u64
 mkdir -p "$OUT_DIR" "$TEMP"
 "$RMGSORT" generate -o "$WORK/old.u64" -t u64 --count 1000 --seed 1 || { echo "generate failed" >&2; exit 2; }
-cp "$WORK/old.u64" "$OUT"
+cp "$WORK/old.u64" "$SORTED_FILE"
 touch "$OUT_DIR/.hidden" "$TEMP/.hidden"  # dot files are listed too
 
 PID=""
@@ -39,7 +39,7 @@ expect_unchanged() {
     listing "$dir" | cmp -s - "$before" ||
       fail "$1, $dir lists $(listing "$dir" | tr '\n' ' ')where it listed $(tr '\n' ' ' <"$before")"
   done
-  expect_same "$OUT" "$WORK/old.u64"
+  expect_same "$SORTED_FILE" "$WORK/old.u64"
 }
 
 # unnamed_fd DIR: PID's descriptor (its /proc path) of a file with no name in DIR, if any.
@@ -135,7 +135,7 @@ sigkill_case() {
     stop_feeder
     [[ $status -eq 2 ]] && { end; return; }
     echo "    (attempt $attempt: rmgsort ended before the moment came; once more)"
-    cp "$WORK/old.u64" "$OUT"
+    cp "$WORK/old.u64" "$SORTED_FILE"
   done
   fail "rmgsort ended before the moment came, three times"
   end
@@ -149,7 +149,7 @@ MEMORY_IN=$WORK/memory.u64
 
 launch_reading() {
   feed "$SMALL" 1M
-  "$RMGSORT" sort -o "$OUT" -t u64 --gpus none -T "$TEMP" <"$WORK/feed" 2>"$WORK/stderr" &
+  "$RMGSORT" sort -o "$SORTED_FILE" -t u64 --gpus none -T "$TEMP" <"$WORK/feed" 2>"$WORK/stderr" &
   PID=$!
 }
 launch_reading_new() {
@@ -177,7 +177,7 @@ sigkill_case "while reading a stalled stdin into a new output" launch_reading_ne
 # file holds 16 MiB.
 "$RMGSORT" generate -o "$SPILL_IN" -t u64 --size 384M --seed 3 || { echo "generate failed" >&2; exit 2; }
 launch_spilling() {
-  "$RMGSORT" sort "$SPILL_IN" -o "$OUT" -t u64 --gpus none --host-memory 48M -T "$TEMP" 2>"$WORK/stderr" &
+  "$RMGSORT" sort "$SPILL_IN" -o "$SORTED_FILE" -t u64 --gpus none --host-memory 48M -T "$TEMP" 2>"$WORK/stderr" &
   PID=$!
 }
 sigkill_case "while spilling 384 MiB with --host-memory 48M (16 MiB spilled)" launch_spilling \
@@ -189,7 +189,7 @@ rm -f "$SPILL_IN"
 "$RMGSORT" generate -o "$STREAM_IN" -t u64 --size 64M --seed 4 || { echo "generate failed" >&2; exit 2; }
 launch_rounds() {
   feed "$STREAM_IN" all
-  "$RMGSORT" sort -o "$OUT" -t u64 --gpus none --host-memory 8M -T "$TEMP" <"$WORK/feed" 2>"$WORK/stderr" &
+  "$RMGSORT" sort -o "$SORTED_FILE" -t u64 --gpus none --host-memory 8M -T "$TEMP" <"$WORK/feed" 2>"$WORK/stderr" &
   PID=$!
 }
 rounds_moment() { output_size_at_least 1 && holds_unnamed_file "$PID" "$TEMP"; }
@@ -200,7 +200,7 @@ rm -f "$STREAM_IN"
 # sorted keys are written.
 "$RMGSORT" generate -o "$MEMORY_IN" -t u64 --size 256M --seed 5 || { echo "generate failed" >&2; exit 2; }
 launch_writing() {
-  "$RMGSORT" sort "$MEMORY_IN" -o "$OUT" -t u64 --gpus none -T "$TEMP" 2>"$WORK/stderr" &
+  "$RMGSORT" sort "$MEMORY_IN" -o "$SORTED_FILE" -t u64 --gpus none -T "$TEMP" 2>"$WORK/stderr" &
   PID=$!
 }
 sigkill_case "while writing a 256 MiB output" launch_writing output_size_at_least 1
