@@ -40,22 +40,8 @@ std::string input_name(const std::string& path) { return path == "-" ? "stdin" :
 // read or created.
 void require_separate_outputs(const MergeOptions& options) {
   const std::optional<FileIdentity> stdout_identity = identity_of_descriptor(STDOUT_FILENO);
-  std::vector<WrittenFile> written;
-  if (options.output == "-") {
-    written.push_back({"the merged records on standard output", stdout_identity});
-  } else if (!options.output.empty()) {
-    written.push_back({"-o " + options.output, identity_of_output(options.output), /*may_replace_input=*/true});
-  }
-  if (options.index_output == "-") {
-    written.push_back({"--index-output - (standard output)", stdout_identity});
-  } else if (!options.index_output.empty()) {
-    written.push_back({"--index-output " + options.index_output, identity_of_output(options.index_output)});
-  }
-  if (options.stats == "-") {
-    written.push_back({"--stats - (standard output)", stdout_identity});
-  } else if (!options.stats.empty()) {
-    written.push_back({"--stats " + options.stats, identity_of_output(options.stats)});
-  }
+  const std::vector<WrittenFile> written = written_outputs(options.output, options.index_output, options.stats,
+                                                          "the merged records on standard output", stdout_identity);
   for (const std::string& path : options.inputs) {
     const std::optional<FileIdentity> input =
         path == "-" ? identity_of_descriptor(STDIN_FILENO) : identity_of_existing(path);

@@ -72,22 +72,8 @@ void require_separate_outputs(const SortOptions& options, const std::string& inp
       stdout_identity == input_identity)
     throw Error("standard output is the input file " + input_name + ": the sorted keys would overwrite it as it is read; "
                 "use -o " + (options.input == "-" ? std::string("FILE") : options.input) + " to sort in place");
-  std::vector<WrittenFile> written;
-  if (options.output == "-") {
-    written.push_back({"the sorted keys on standard output", stdout_identity});
-  } else if (!options.output.empty()) {
-    written.push_back({"-o " + options.output, identity_of_output(options.output), /*may_replace_input=*/true});
-  }
-  if (options.index_output == "-") {
-    written.push_back({"--index-output - (standard output)", stdout_identity});
-  } else if (!options.index_output.empty()) {
-    written.push_back({"--index-output " + options.index_output, identity_of_output(options.index_output)});
-  }
-  if (options.stats == "-") {
-    written.push_back({"--stats - (standard output)", stdout_identity});
-  } else if (!options.stats.empty()) {
-    written.push_back({"--stats " + options.stats, identity_of_output(options.stats)});
-  }
+  const std::vector<WrittenFile> written = written_outputs(options.output, options.index_output, options.stats,
+                                                          "the sorted keys on standard output", stdout_identity);
   require_separate_files(written, input_identity, input_name);
 }
 

@@ -60,4 +60,25 @@ void require_separate_files(const std::vector<WrittenFile>& files, const std::op
   }
 }
 
+std::vector<WrittenFile> written_outputs(const std::string& output, const std::string& index_output,
+                                         const std::string& stats, const std::string& stdout_what,
+                                         const std::optional<FileIdentity>& stdout_identity) {
+  std::vector<WrittenFile> written;
+  if (output == "-") {
+    written.push_back({stdout_what, stdout_identity});
+  } else if (!output.empty()) {
+    written.push_back({"-o " + output, identity_of_output(output), /*may_replace_input=*/true});
+  }
+  const auto add_written_in_place = [&](const std::string& option, const std::string& path) {
+    if (path == "-") {
+      written.push_back({option + " - (standard output)", stdout_identity});
+    } else if (!path.empty()) {
+      written.push_back({option + " " + path, identity_of_output(path)});
+    }
+  };
+  add_written_in_place("--index-output", index_output);
+  add_written_in_place("--stats", stats);
+  return written;
+}
+
 }  // namespace rmgsort

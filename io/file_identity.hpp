@@ -47,6 +47,13 @@ struct WrittenFile {
   bool may_replace_input = false;
 };
 
+// The files a command writes: -o OUTPUT (may replace an input), --index-output and --stats; each
+// "-" is standard output (`stdout_identity`), OUTPUT's labelled `stdout_what` ("the sorted keys on
+// standard output"); an empty path is not written.
+[[nodiscard]] std::vector<WrittenFile> written_outputs(const std::string& output, const std::string& index_output,
+                                                       const std::string& stats, const std::string& stdout_what,
+                                                       const std::optional<FileIdentity>& stdout_identity);
+
 // Throws rmgsort::Error naming both when two of FILES are the same file (one would overwrite the
 // other), and when one written in place is the regular file INPUT (named INPUT_NAME), which it would
 // destroy as it is read. A new output joins the check by joining FILES.
