@@ -1,14 +1,11 @@
 #include "app/merge_report.hpp"
 
+#include "app/stats_members.hpp"
+
 namespace rmgsort {
 namespace {
 
-// Where an output went: its path, "stdout" for "-", null when there is none.
-Json output_json(const std::string& path) {
-  if (path.empty()) return nullptr;
-  return path == "-" ? "stdout" : path;
-}
-
+// Each pass: how many sources it merged into how many runs.
 Json passes_json(const std::vector<MergePassReport>& passes) {
   Json list = Json::array();
   for (const MergePassReport& pass : passes) {
@@ -40,14 +37,8 @@ Json merge_stats_json(const MergeOptions& options, const MergeReport& report) {
   const std::uint64_t record_size = report.layout ? report.layout->record_size : 1;
   Json json = stats_header("merge", RMGSORT_VERSION, report.start, report.end);
   json["inputs"] = report.inputs;
-  json["input_format"] = report.input_format ? Json(*report.input_format) : Json(nullptr);
-  json["key_field"] = string_or_null(report.key_field);
-  json["output"] = output_json(options.output);
-  json["index_output"] = output_json(options.index_output);
-  json["key_type"] = report.layout ? Json(report.layout->key().name()) : Json(nullptr);
-  json["record_size"] = report.layout ? Json(std::uint64_t(report.layout->record_size)) : Json(nullptr);
-  json["key_offset"] = report.layout ? Json(std::uint64_t(report.layout->key_offset)) : Json(nullptr);
-  json["order"] = options.order == SortOrder::ascending ? "ascending" : "descending";
+  add_record_members(json, report.input_format, report.key_field, options.output, options.index_output, report.layout,
+                     options.order);
   for (const char* member : {"keys", "records"}) json[member] = report.merged ? Json(outcome.records) : Json(nullptr);
   json["bytes"] = report.merged ? Json(outcome.bytes) : Json(nullptr);
   json["threads"] = report.threads;

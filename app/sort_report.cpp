@@ -1,12 +1,11 @@
 #include "app/sort_report.hpp"
 
+#include "app/stats_members.hpp"
+
 #include "host/radix_sort_config.hpp"
 
 namespace rmgsort {
 namespace {
-
-// Empty values, one way: null where a member does not apply (or was not reached by a failed run),
-// [] for an empty list, never "".
 
 Json radix_config_json() {
   using namespace radix_config;
@@ -78,11 +77,6 @@ Json throughput_json(const SortReport& report, std::uint64_t record_size) {
 }
 
 // Where an output went: its path, "stdout" for "-", null when there is none.
-Json output_json(const std::string& path) {
-  if (path.empty()) return nullptr;
-  return path == "-" ? "stdout" : path;
-}
-
 // What the sort did, once its driver returned: the records, the rounds and the spill.
 void add_outcome(Json& json, const SortOutcome& outcome, std::uint64_t record_size) {
   const std::uint64_t count = outcome.bytes / record_size;
@@ -110,19 +104,15 @@ void add_outcome(Json& json, const SortOutcome& outcome, std::uint64_t record_si
 
 }  // namespace
 
+// Empty values, one way: null where a member does not apply (or was not reached by a failed run),
+// [] for an empty list, never "".
 Json sort_stats_json(const SortOptions& options, const SortPlan* plan, const SortReport& report) {
   const SortEngine* engine = plan ? plan->engine.get() : nullptr;
   const std::uint64_t record_size = report.layout ? report.layout->record_size : 1;
   Json json = stats_header("sort", RMGSORT_VERSION, report.start, report.end);
   json["input"] = report.input_name;
-  json["input_format"] = report.input_format ? Json(*report.input_format) : Json(nullptr);
-  json["key_field"] = string_or_null(report.key_field);
-  json["output"] = output_json(options.output);
-  json["index_output"] = output_json(options.index_output);
-  json["key_type"] = report.layout ? Json(report.layout->key().name()) : Json(nullptr);
-  json["record_size"] = report.layout ? Json(std::uint64_t(report.layout->record_size)) : Json(nullptr);
-  json["key_offset"] = report.layout ? Json(std::uint64_t(report.layout->key_offset)) : Json(nullptr);
-  json["order"] = options.order == SortOrder::ascending ? "ascending" : "descending";
+  add_record_members(json, report.input_format, report.key_field, options.output, options.index_output, report.layout,
+                     options.order);
   // Filled by add_outcome once the sort is done: in this place, so that a failed run's object reads
   // in the same order.
   for (const char* member : {"keys", "records", "bytes"}) json[member] = nullptr;
