@@ -92,6 +92,22 @@ count_verdicts() {
   done <"$1"
 }
 
+# Comparisons with an independent Python reference, queued and run in one batch (one interpreter
+# start for many cases): the script defines ref() (its reference, whose "verify MANIFEST" prints a
+# PASS or FAIL line per queued line and exits 0 or 1) and MANIFEST (an empty file).
+# expect_ref ARGS...: queue one comparison, as a line of ARGS.
+expect_ref() { echo "$*" >>"$MANIFEST"; }
+# flush_ref: run the queued comparisons and count their verdicts as cases.
+flush_ref() {
+  [[ -s $MANIFEST ]] || return 0
+  local rc=0
+  ref verify "$MANIFEST" >"$WORK/verified" 2>&1 || rc=$?
+  # Exit 1: some comparison failed (its lines say which); anything else: the reference itself failed.
+  [[ $rc -le 1 ]] || echo "FAIL the reference comparison itself failed (exit $rc)" >>"$WORK/verified"
+  count_verdicts "$WORK/verified"
+  : >"$MANIFEST"
+}
+
 summary() {
   echo
   [[ $SKIPPED -gt 0 ]] && echo "($SKIPPED skipped)"

@@ -25,17 +25,6 @@ mkdir -p "$D" "$T"
 MANIFEST=$WORK/manifest
 : >"$MANIFEST"
 
-expect_ref() { echo "$*" >>"$MANIFEST"; }
-
-flush_ref() {
-  [[ -s $MANIFEST ]] || return 0
-  local rc=0
-  ref verify "$MANIFEST" >"$WORK/verified" 2>&1 || rc=$?
-  [[ $rc -le 1 ]] || echo "FAIL the reference comparison itself failed (exit $rc)" >>"$WORK/verified"
-  count_verdicts "$WORK/verified"
-  : >"$MANIFEST"
-}
-
 expect_temp_empty() {
   local left
   left=$(find "$T" -mindepth 1 2>/dev/null | head -n 3)

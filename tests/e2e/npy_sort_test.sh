@@ -20,18 +20,7 @@ D=$WORK/npy
 mkdir -p "$D"
 MANIFEST=$WORK/manifest
 : >"$MANIFEST"
-
-# expect_ref INPUT FIELD ORDER OUTPUT INDEX NAME...: queue a comparison with the reference (run by flush_ref).
-expect_ref() { echo "$*" >>"$MANIFEST"; }
-
-flush_ref() {
-  [[ -s $MANIFEST ]] || return 0
-  local rc=0
-  ref verify "$MANIFEST" >"$WORK/verified" 2>&1 || rc=$?
-  [[ $rc -le 1 ]] || echo "FAIL the reference comparison itself failed (exit $rc)" >>"$WORK/verified"
-  count_verdicts "$WORK/verified"
-  : >"$MANIFEST"
-}
+# expect_ref's lines here (lib.sh): INPUT FIELD ORDER OUTPUT INDEX NAME...
 
 # stat_of FILE MEMBER...: a member of a --stats JSON file (a path of keys; empty when absent or null).
 stat_of() {

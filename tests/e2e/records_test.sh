@@ -57,19 +57,6 @@ layouts() {
 
 # expect_ref TYPE R K ORDER INPUT OUTPUT INDEX NAME...: queue the comparison of OUTPUT (and INDEX; '-'
 # when absent) with the reference; flush_ref runs the queue and counts each line as a case.
-expect_ref() {
-  echo "$*" >>"$MANIFEST"
-}
-
-flush_ref() {
-  [[ -s $MANIFEST ]] || return 0
-  local rc=0
-  ref verify "$MANIFEST" >"$WORK/verified" 2>&1 || rc=$?
-  # Exit 1: some comparison failed (its lines say which); anything else: the reference itself failed.
-  [[ $rc -le 1 ]] || echo "FAIL the reference comparison itself failed (exit $rc)" >>"$WORK/verified"
-  count_verdicts "$WORK/verified"
-  : >"$MANIFEST"
-}
 
 # stat_of FILE MEMBER: a top-level member of a --stats JSON file (empty when absent or null).
 stat_of() {
