@@ -199,6 +199,21 @@ void add_merge_command(CLI::App& app, MergeOptions& merge, RawOptions& raw) {
   apply_value_rules(*cmd);
 }
 
+// What sort and merge convert alike from their text options: the layout (without --type, a .npy
+// input's; raw input is refused then), --index-output alone (without -o, only the positions are
+// written), --progress and --host-memory.
+template <class Options>
+void convert_record_options(Options& options, const RawOptions& raw, const CLI::App& command) {
+  if (!raw.type.empty()) {
+    options.layout = layout_option(raw.type, raw.record_size, raw.key_offset);
+    options.type_option = key_spec_option(raw.type);
+  }
+  options.record_options = !raw.record_size.empty() || !raw.key_offset.empty();
+  if (!options.index_output.empty() && command.get_option("--output")->count() == 0) options.output.clear();
+  options.progress = progress_option(raw.progress);
+  if (!raw.host_memory.empty()) options.host_memory = parse_size(raw.host_memory, "--host-memory");
+}
+
 // Runs `body` with oneTBB limited to `threads` (0: no limit).
 template <class F>
 int with_threads(unsigned threads, F&& body) {
@@ -251,32 +266,13 @@ int dispatch(int argc, char** argv, std::string& command) {
   command = app.get_subcommands().front()->get_name();
   install_cleanup_signal_handlers();
   if (app.got_subcommand("sort")) {
-    // Without --type, the layout is a .npy input's (run_sort refuses raw input then).
-    if (!raw.type.empty()) {
-      sort.layout = layout_option(raw.type, raw.record_size, raw.key_offset);
-      sort.type_option = key_spec_option(raw.type);
-    }
-    sort.record_options = !raw.record_size.empty() || !raw.key_offset.empty();
-    // --index-output without -o writes only the positions.
-    if (!sort.index_output.empty() && app.get_subcommand("sort")->get_option("--output")->count() == 0)
-      sort.output.clear();
+    convert_record_options(sort, raw, *app.get_subcommand("sort"));
     sort.type = sort.layout.key_type;
-    sort.progress = progress_option(raw.progress);
-    if (!raw.host_memory.empty()) sort.host_memory = parse_size(raw.host_memory, "--host-memory");
     if (!raw.gpu_memory.empty()) sort.gpu_memory = parse_size(raw.gpu_memory, "--gpu-memory");
     return with_threads(sort.threads, [&] { return run_sort(sort); });
   }
   if (app.got_subcommand("merge")) {
-    if (!raw.type.empty()) {
-      merge.layout = layout_option(raw.type, raw.record_size, raw.key_offset);
-      merge.type_option = key_spec_option(raw.type);
-    }
-    merge.record_options = !raw.record_size.empty() || !raw.key_offset.empty();
-    // --index-output without -o writes only the positions.
-    if (!merge.index_output.empty() && app.get_subcommand("merge")->get_option("--output")->count() == 0)
-      merge.output.clear();
-    merge.progress = progress_option(raw.progress);
-    if (!raw.host_memory.empty()) merge.host_memory = parse_size(raw.host_memory, "--host-memory");
+    convert_record_options(merge, raw, *app.get_subcommand("merge"));
     return with_threads(merge.threads, [&] { return run_merge(merge); });
   }
   if (app.got_subcommand("generate")) {
