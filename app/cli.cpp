@@ -249,6 +249,8 @@ int run_command_line(int argc, char** argv) {
     (void)hold_closed_standard_descriptors();
     return dispatch(argc, argv, command);
   } catch (const std::exception& e) {
+    // Everything is unwound by now: no temporary is left, nothing was committed.
+    if (ends_by_sigpipe(e)) die_of_sigpipe();
     std::fprintf(stderr, "rmgsort: %s\n", error_message(e, command).c_str());
   }
   return kExitError;

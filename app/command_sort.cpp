@@ -252,7 +252,7 @@ int run_sort(const SortOptions& options) {
     return sort_and_commit(options, validated, wall, stats, plan, report);
   } catch (const std::exception& e) {
     // What was not committed is gone (the outputs' destructors); the statistics say why.
-    report.end = RunEnd{kExitError, error_message(e, "sort")};
+    report.end = RunEnd{exit_status_of(e), error_message(e, "sort")};
     report.wall_seconds = wall.seconds();
     write_failure_stats(stats, options, plan, report);
     throw;

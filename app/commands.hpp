@@ -1,6 +1,7 @@
 // The three subcommands, their options as parsed from the command line, and their exit codes.
 #pragma once
 
+#include <csignal>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -18,6 +19,9 @@ namespace rmgsort {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitCheckFailed = 1;  // check or --verify found disorder or a mismatch
 inline constexpr int kExitError = 2;        // usage, input, I/O, memory or device error
+// A reader closed an output pipe early: the process dies of SIGPIPE (app/error_message.hpp), which a
+// shell shows as this status and --stats records as the exit code.
+inline constexpr int kExitClosedPipe = 128 + SIGPIPE;  // 141
 
 struct SortOptions {
   std::string input = "-";
