@@ -18,6 +18,7 @@
 #include "app/option_values.hpp"
 #include "app/version.hpp"
 #include "report/size_parse.hpp"
+#include "host/system_memory.hpp"
 #include "io/cleanup.hpp"
 #include "io/standard_descriptors.hpp"
 #include "core/error.hpp"
@@ -67,7 +68,8 @@ void add_sort_command(CLI::App& app, SortOptions& sort, RawOptions& raw) {
       ->capture_default_str()
       ->type_name("LIST");
   cmd->add_option("--host-memory", raw.host_memory,
-                  "Host memory rmgsort may use, e.g. 48G (default: 75% of physical memory)")->type_name("SIZE");
+                  "Host memory rmgsort may use, e.g. 48G, or a share of physical memory, e.g. 50% "
+                  "(default: 75%)")->type_name("SIZE");
   cmd->add_option("--gpu-memory", raw.gpu_memory, "Device memory to use per GPU, e.g. 8G (default: free minus a margin)")
       ->type_name("SIZE");
   cmd->add_option("-T,--temp-dir", sort.temp_dir, "Directory for temporary spill files (default: $TMPDIR or /tmp)")
@@ -210,7 +212,8 @@ int dispatch(int argc, char** argv, std::string& command) {
       sort.output.clear();
     sort.type = sort.layout.key_type;
     sort.progress = progress_option(raw.progress);
-    if (!raw.host_memory.empty()) sort.host_memory = parse_size(raw.host_memory, "--host-memory");
+    if (!raw.host_memory.empty())
+      sort.host_memory = parse_size_or_percent(raw.host_memory, "--host-memory", physical_memory_bytes());
     if (!raw.gpu_memory.empty()) sort.gpu_memory = parse_size(raw.gpu_memory, "--gpu-memory");
     return with_threads(sort.threads, [&] { return run_sort(sort); });
   }
