@@ -88,8 +88,9 @@ void add_generate_command(CLI::App& app, GenerateOptions& generate, RawOptions& 
   CLI::App* cmd = app.add_subcommand("generate", "Generate a file of keys or records");
   cmd->footer(std::string(distribution_help()) + "\n" + kExitCodesHelp);
   cmd->add_option("-o,--output", generate.output,
-                  "Output file; - writes standard output; a name ending in .npy gets a NumPy .npy header")
-      ->required()->type_name("FILE");
+                  "Output file; - writes standard output (refused when it is a terminal), raw; a name ending "
+                  "in .npy gets a NumPy .npy header")
+      ->capture_default_str()->type_name("FILE");
   cmd->add_option("-t,--type", raw.type, kTypeHelp)->required()->type_name("TYPE");
   cmd->add_option("--record-size", raw.record_size, kRecordSizeHelp)->type_name("BYTES");
   cmd->add_option("--key-offset", raw.key_offset, kKeyOffsetHelp)->type_name("BYTES");

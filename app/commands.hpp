@@ -46,7 +46,7 @@ struct SortOptions {
 };
 
 struct GenerateOptions {
-  std::string output;
+  std::string output = "-";  // standard output, raw (a .npy header only for a file named *.npy)
   KeyType type = KeyType::u32;
   RecordLayout layout;                 // --type, --record-size, --key-offset
   std::optional<std::uint64_t> count;  // keys

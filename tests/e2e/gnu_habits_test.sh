@@ -67,4 +67,53 @@ for bad in 0% 0.0% 101% 150% 100.01% %; do
   end
 done
 
+echo "== generate without -o: standard output"
+begin "generate without -o writes the same bytes as generate -o FILE, raw"
+run "$RMGSORT" generate -t f64 --count 12345 --dist special --seed 8
+expect_rc 0
+expect_stderr_empty
+"$RMGSORT" generate -o "$H/gen.f64" -t f64 --count 12345 --dist special --seed 8 || fail "generate -o FILE failed"
+expect_same "$WORK/stdout" "$H/gen.f64"
+end
+
+begin "generate | sort | check: a pipeline without a file"
+run bash -c 'set -o pipefail; "$0" generate -t u64 --count 50000 --seed 9 | "$0" sort -t u64 | "$0" check - -t u64' "$RMGSORT"
+expect_rc 0
+expect_stdout "OK stdin: 50000 u64 keys in ascending order"
+end
+
+begin "generate of records without -o: raw records (no .npy header on standard output)"
+run "$RMGSORT" generate -t u64 --record-size 24 --key-offset 8 --count 1000 --seed 10
+expect_rc 0
+expect_size "$WORK/stdout" 24000
+"$RMGSORT" generate -o "$H/rec.bin" -t u64 --record-size 24 --key-offset 8 --count 1000 --seed 10
+expect_same "$WORK/stdout" "$H/rec.bin"
+end
+
+begin "generate -o FILE.npy keeps its .npy header"
+rmg generate -o "$H/gen.npy" -t u32 --count 100 --seed 11
+expect_rc 0
+expect_size "$H/gen.npy" 528  # a 128-byte header and 400 bytes of data
+[[ $(head -c 6 "$H/gen.npy" | od -An -c | tr -d ' ') == '223NUMPY' ]] || fail "no .npy magic"
+end
+
+if command -v script >/dev/null; then
+  begin "generate without -o with standard output a terminal: exit 2, refused, no key bytes written"
+  run script -qec "'$RMGSORT' generate -t u32 --count 1000" /dev/null
+  expect_rc 2
+  expect_stdout "terminal"
+  size=$(stat -c %s "$WORK/stdout")
+  [[ $size -lt 1000 ]] || fail "$size bytes reached the terminal"
+  end
+else
+  begin "generate without -o with standard output a terminal"
+  skip "script (util-linux) is not installed"
+fi
+
+begin "generate without -o, standard output closed: exit 2, named"
+run bash -c '"$0" generate -t u32 --count 10 >&-' "$RMGSORT"
+expect_rc 2
+expect_stderr "standard output is closed"
+end
+
 summary
