@@ -46,7 +46,9 @@ struct RawOptions {
 void add_sort_command(CLI::App& app, SortOptions& sort, RawOptions& raw) {
   CLI::App* cmd = app.add_subcommand("sort", "Sort a file of keys or records, stably (on every selected GPU, else on the CPU)");
   cmd->footer(kExitCodesHelp);
-  cmd->add_option("INPUT", sort.input, "Input file; - reads standard input")->capture_default_str()->type_name("");
+  cmd->add_option("INPUT", sort.inputs,
+                  "Input files, sorted as their concatenation (of one format and type); - reads standard input")
+      ->capture_default_str()->type_name("");
   cmd->add_option("-o,--output", sort.output,
                   "Output file; - writes standard output (refused when it is a terminal). May name the input.")
       ->capture_default_str()->type_name("FILE");

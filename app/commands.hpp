@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "report/progress.hpp"
 #include "generate/distribution.hpp"
@@ -24,7 +25,8 @@ inline constexpr int kExitError = 2;        // usage, input, I/O, memory or devi
 inline constexpr int kExitClosedPipe = 128 + SIGPIPE;  // 141
 
 struct SortOptions {
-  std::string input = "-";
+  // INPUT...: sorted as their concatenation, in this order; "-" (standard input) at most once.
+  std::vector<std::string> inputs{"-"};
   std::string output = "-";
   KeyType type = KeyType::u32;
   // --type, --record-size, --key-offset (when --type is given); run_sort replaces it with a .npy

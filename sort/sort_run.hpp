@@ -24,15 +24,12 @@ struct SortRun {
   int index_fd = -1;         // --index-output: where the records' input positions are written; -1: none
   std::string index_name;
   Progress* progress = nullptr;
-  // A stream's length in bytes when it was stated before its data (a .npy header's): one sorted
-  // through spill files is refused when it differs, once its streaming pass is over and before any
-  // record is written. (One read whole into memory is checked by its reader.)
-  std::optional<std::uint64_t> stream_bytes;
   // Writes what precedes the records in the outputs (a .npy header), once the input is known to be
   // what it says; empty when nothing is left to write. Set only for a stream sorted through spill
-  // files: their driver calls it after the streaming pass, past the stream_bytes check, so a refused
-  // stream writes nothing, not even to a pipe. (Every other input is read and checked whole, or is a
-  // file whose size was checked, before its caller writes the heads.)
+  // files: their driver calls it after the streaming pass, which read the stream to its end and so
+  // checked each part's length against its .npy header (io/input_sequence.hpp): a refused stream
+  // writes nothing, not even to a pipe. (Every other input is read and checked whole, or is a file
+  // whose size was checked, before its caller writes the heads.)
   std::function<void()> write_heads;
 };
 

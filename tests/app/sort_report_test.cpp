@@ -25,7 +25,7 @@ SortPlan cpu_plan(std::uint64_t keys) {
 
 SortOptions options_to_file() {
   SortOptions options;
-  options.input = "in.u64";
+  options.inputs = {"in.u64"};
   options.output = "out.u64";
   options.layout = kU64;
   options.stats = "stats.json";
