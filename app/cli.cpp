@@ -83,6 +83,8 @@ void add_sort_command(CLI::App& app, SortOptions& sort, RawOptions& raw) {
       ->capture_default_str()->type_name("MODE");
   cmd->add_flag("--verify", sort.verify,
                 "Check order and that the output is a permutation of the input before committing it");
+  cmd->add_flag("-u,--unique", sort.unique,
+                "Keep only the first record of each run of equal keys (in input order; as sort -u)");
   apply_value_rules(*cmd);
 }
 

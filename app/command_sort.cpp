@@ -151,8 +151,9 @@ PlanRequest plan_request(const SortOptions& options, const Validated& validated,
 // plan, or empty for a stream. What precedes the records in the outputs (a .npy header) is written
 // once the input is known to be what it says: read whole, or, through spill files, a file (its size
 // checked) or a stream (its length checked before any record is written).
-void execute(const SortOptions& options, const PlanRequest& request, SortInput& sort_input,
-             std::optional<SortPlan>& plan, SortRun& run, SortReport& report) {
+// Returns where the outputs' .npy headers were written.
+OutputHeads execute(const SortOptions& options, const PlanRequest& request, SortInput& sort_input,
+                    std::optional<SortPlan>& plan, SortRun& run, SortReport& report) {
   InputSequence& input = sort_input.input;
   Stopwatch phase;  // the phases start here; validation and device discovery count in wall time only
   KeysInMemory keys;
@@ -166,10 +167,11 @@ void execute(const SortOptions& options, const PlanRequest& request, SortInput& 
     keys = read_file_keys(*plan, input, options.order, options.verify, unsigned(active_threads()), *run.progress);
   }
   if (reads) report.read = ReadReport{phase.lap(), keys.bytes, keys.direct};
+  OutputHeads heads;
   if (plan->path == SortPath::spill && !input.regular())
-    run.write_heads = [&sort_input, &run] { write_output_headers(sort_input, run); };
+    run.write_heads = [&sort_input, &run, &heads] { heads = write_output_headers(sort_input, run); };
   else
-    write_output_headers(sort_input, run);
+    heads = write_output_headers(sort_input, run);
   switch (plan->path) {
     case SortPath::in_memory: report.outcome = sort_in_memory(*plan->engine, keys, run); break;
     case SortPath::rounds: report.outcome = sort_in_memory_rounds(*plan->engine, keys, run); break;
@@ -178,6 +180,7 @@ void execute(const SortOptions& options, const PlanRequest& request, SortInput& 
       report.outcome = sort_through_spill(*plan, input, std::move(keys.keys), options.temp_dir, run);
       break;
   }
+  return heads;
 }
 
 // A failed run's statistics (README.md, --stats). Should they not be written, standard error says
@@ -210,7 +213,7 @@ int sort_and_commit(const SortOptions& options, const Validated& validated, cons
   if (!options.output.empty()) output = OutputFile::create(options.output);
   if (!options.index_output.empty()) index = OutputFile::create(options.index_output);
   Progress progress(progress_mode_beside_keys(options.progress, options.output == "-" || options.index_output == "-"));
-  SortRun run{options.order, options.verify, -1, "", -1, "", &progress, {}};
+  SortRun run{options.order, options.verify, options.unique, -1, "", -1, "", &progress, {}};
   if (output) {
     run.output_fd = output->fd();
     run.output_name = writer_name(*output);
@@ -219,7 +222,8 @@ int sort_and_commit(const SortOptions& options, const Validated& validated, cons
     run.index_fd = index->fd();
     run.index_name = writer_name(*index);
   }
-  execute(options, request, sort_input, plan, run, report);
+  if (options.unique) require_rewritable_headers(sort_input, run);  // before anything is read
+  const OutputHeads heads = execute(options, request, sort_input, plan, run, report);
   progress.finish();
   if (!report.outcome->verify_failure.empty()) {
     const std::string message = (output ? output->display_name() : index->display_name()) + ": --verify failed: " +
@@ -230,6 +234,8 @@ int sort_and_commit(const SortOptions& options, const Validated& validated, cons
     write_failure_stats(stats, options, plan, report);
     return kExitCheckFailed;
   }
+  if (options.unique && sort_input.npy)
+    rewrite_output_headers(sort_input, run, heads, sort_input.npy->count - report.outcome->duplicates_dropped);
   // Every output is closed and checked before the statistics are written (statistics on standard
   // output cannot be taken back); only the renames are left. The statistics' goes first: should it
   // fail, the sorted keys have not replaced anything. Should a later one fail, the caller replaces

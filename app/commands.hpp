@@ -45,6 +45,7 @@ struct SortOptions {
   std::string stats;                         // "" none, "-" standard output, else a file
   ProgressMode progress = ProgressMode::automatic;
   bool verify = false;
+  bool unique = false;  // --unique: the first record of each run of equal keys
 };
 
 struct GenerateOptions {

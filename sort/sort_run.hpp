@@ -19,6 +19,11 @@ namespace rmgsort {
 struct SortRun {
   SortOrder order = SortOrder::ascending;
   bool verify = false;       // check order and checksum before anything is committed
+  // --unique: only the first record of each run of equal keys is written (sort/unique_filter.hpp).
+  // The drivers hand on memory of their own that nothing reads again but the writers (the round
+  // buffers, the partition buffer, the engine's output buffers, the keys sorted in place), so the
+  // records kept are moved together where they lie before they are written.
+  bool unique = false;
   int output_fd = -1;        // where the sorted records are written; -1: nowhere (--index-output alone)
   std::string output_name;   // the output as the writers name it in their errors
   int index_fd = -1;         // --index-output: where the records' input positions are written; -1: none
@@ -47,7 +52,8 @@ struct RoundsReport {
 };
 
 struct SortOutcome {
-  std::uint64_t bytes = 0;     // sorted and written
+  std::uint64_t bytes = 0;     // sorted (and written, less the duplicates --unique dropped)
+  std::uint64_t duplicates_dropped = 0;  // records --unique left out
   std::string verify_failure;  // why --verify failed; "" when it passed or was not asked for
   PhaseTimes times;
   std::optional<RoundsReport> rounds;  // sorted in rounds in memory

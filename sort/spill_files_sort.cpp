@@ -120,6 +120,7 @@ SortOutcome sort_through_spill(SortPlan& plan, InputSequence& input, HostBuffer 
   outcome.spill = spill_sort(job, source);
   open_sink();  // (no round at all: the heads still lead)
   outcome.verify_failure = sink->finish(input_checksum);
+  outcome.duplicates_dropped = sink->duplicates_dropped();
   outcome.bytes = outcome.spill->keys * user.record_size;
   const double total = phase.lap();
   outcome.times.partition = outcome.spill->spill_seconds;

@@ -65,6 +65,25 @@ def expected_order(records, type_name, offset, order, unique):
     return kept, nans, bare
 
 
+def compare_index(index_path, kept, records, got, bare_nans):
+    """None when INDEX_PATH holds the positions KEPT; the last BARE_NANS (bare NaN keys, in bit-pattern
+    order there) as a set, and gathering the output's records."""
+    index = np.fromfile(index_path, dtype="<u8")
+    if index.size * 8 != os.path.getsize(index_path) or index.size != kept.size:
+        return f"index {index_path}: {os.path.getsize(index_path)} bytes, expected {8 * kept.size}"
+    head = kept.size - bare_nans
+    differs = np.flatnonzero(index[:head] != kept[:head])
+    if differs.size:
+        i = differs[0]
+        return f"index {index_path}: position {i} holds {index[i]}, the reference gives {kept[i]}"
+    tail = index[head:]
+    if not np.array_equal(np.sort(tail), np.sort(kept[head:])):
+        return f"index {index_path}: the NaN tail is not the first position of each NaN bit pattern"
+    if got is not None and not np.array_equal(records[tail], got[head:]):
+        return f"index {index_path}: the NaN tail does not gather the output's NaNs"
+    return None
+
+
 def compare(records, kept, nans, bare, type_name, offset, got, index_path):
     if got is not None:
         why = records_ref.compare_records(got, records[kept], type_name, offset, nans if bare else 0)
@@ -72,10 +91,7 @@ def compare(records, kept, nans, bare, type_name, offset, got, index_path):
             return why
     if index_path is None:
         return None
-    nan_mask = np.zeros(kept.size, dtype=bool)
-    if nans:
-        nan_mask[-nans:] = True
-    return records_ref.compare_index(index_path, kept, records, got, nan_mask, bare)
+    return compare_index(index_path, kept, records, got, nans if bare else 0)
 
 
 def check_raw(args):
