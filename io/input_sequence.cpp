@@ -18,6 +18,21 @@ namespace {
 // format, having sent none.
 bool known_empty(const InputPart& part) { return part.ended && part.head.empty(); }
 
+// Reads BYTES of FILE's data (a regular file) at AT into DST: all of them, as the file had them at
+// open. Throws rmgsort::Error naming the file for a failed read, or one that ends before (it shrank).
+void pread_exactly(const InputFile& file, std::byte* dst, std::size_t bytes, std::uint64_t at) {
+  std::size_t got = 0;
+  while (got < bytes) {
+    const ssize_t n = ::pread(file.fd, dst + got, bytes - got, off_t(file.data_offset + at + got));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw_errno(file.display_name(), "read failed");
+    if (n == 0)
+      throw Error(file.display_name() + ": the file shrank while being read: it ended at byte " +
+                  std::to_string(file.data_offset + at + got) + ", expected " + std::to_string(file.end()));
+    got += std::size_t(n);
+  }
+}
+
 }  // namespace
 
 InputPart open_input_part(const std::string& path) {
@@ -36,18 +51,12 @@ InputSequence::InputSequence(std::vector<InputPart> parts, const RecordLayout& l
   RMGSORT_EXPECTS(!parts_.empty() && layout.valid(), "InputSequence: at least one part, a valid layout");
   regular_ = std::all_of(parts_.begin(), parts_.end(),
                          [](const InputPart& part) { return part.file.regular || known_empty(part); });
-  for (InputPart& part : parts_) {
+  for (const InputPart& part : parts_) {
     if (!name_.empty()) name_ += ", ";
     name_ += part.file.display_name();
     if (regular_) {
       starts_.push_back(size_);
       size_ += part.file.size;
-    } else if (part.file.regular) {
-      // Read as a stream from its data's first byte: read_npy_header left the position at 0.
-      if (lseek(part.file.fd, off_t(part.file.data_offset), SEEK_SET) < 0)
-        throw_errno(part.file.display_name(), "cannot seek to its data");
-      part.file.regular = false;
-      part.file.size = 0;
     }
   }
 }
@@ -62,16 +71,7 @@ std::size_t InputSequence::read_at(std::byte* dst, std::size_t bytes, std::uint6
     const std::uint64_t at = offset + got - starts_[p];  // in the part's data
     if (at >= file.size) continue;
     const std::size_t want = std::size_t(std::min<std::uint64_t>(bytes - got, file.size - at));
-    std::size_t part_got = 0;
-    while (part_got < want) {
-      const ssize_t n = ::pread(file.fd, dst + got + part_got, want - part_got, off_t(file.data_offset + at + part_got));
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) throw_errno(file.display_name(), "read failed");
-      if (n == 0)
-        throw Error(file.display_name() + ": the file shrank while being read: it ended at byte " +
-                    std::to_string(file.data_offset + at + part_got) + ", expected " + std::to_string(file.end()));
-      part_got += std::size_t(n);
-    }
+    pread_exactly(file, dst + got, want, at);
     got += want;
   }
   return got;
@@ -83,10 +83,15 @@ std::size_t InputSequence::read(std::byte* dst, std::size_t bytes) {
   while (done < bytes && current_ < parts_.size()) {
     const InputPart& part = parts_[current_];
     const std::string name = part.file.display_name();
-    if (part_bytes_ == 0) enlarge_pipe_buffer(part.file.fd);
+    if (part_bytes_ == 0 && !part.file.regular) enlarge_pipe_buffer(part.file.fd);
     std::size_t got = 0;
     bool part_ended = false;
-    if (part_bytes_ < part.head.size()) {
+    if (part.file.regular) {
+      // By position, up to its size at open, as the regular readers read it.
+      got = std::size_t(std::min<std::uint64_t>(bytes - done, part.file.size - part_bytes_));
+      pread_exactly(part.file, dst + done, got, part_bytes_);
+      part_ended = part_bytes_ + got == part.file.size;
+    } else if (part_bytes_ < part.head.size()) {
       got = std::min(bytes - done, std::size_t(part.head.size() - part_bytes_));
       std::memcpy(dst + done, part.head.data() + part_bytes_, got);
       part_ended = part.ended && part_bytes_ + got == part.head.size();

@@ -7,7 +7,8 @@
 // and its readers keep a file's fast paths: io_uring into memory part by part, pread at any offset
 // of the concatenation for the spill pass's sample, chunks read ahead (io/sequence_reading.hpp).
 // When any part is a stream (a pipe, standard input, a file whose size says nothing), the whole
-// sequence is read front to back through read(), each part's descriptor in turn.
+// sequence is read front to back through read(): each stream's descriptor in turn, and each regular
+// file by position (pread), its data up to its size at open.
 #pragma once
 
 #include <cstddef>
@@ -40,9 +41,9 @@ struct InputPart {
 class InputSequence {
  public:
   InputSequence() = default;
-  // The concatenation of PARTS, in order, records of RECORD_SIZE bytes. A regular part must hold
-  // whole records already (the caller checks its size: it is named best where it is opened). When
-  // some part is a stream, the regular ones are read as streams too, from their data's start.
+  // The concatenation of PARTS, in order, records of LAYOUT. A regular part must hold whole records
+  // already (the caller checks its size, before anything is read: it is named best where it is
+  // opened); a stream is checked at its end.
   InputSequence(std::vector<InputPart> parts, const RecordLayout& layout);
   InputSequence(InputSequence&&) noexcept = default;
   InputSequence& operator=(InputSequence&&) noexcept = default;

@@ -172,6 +172,8 @@ printf 'abc' >"$M/three"
 refused "a missing third input" "missing.u64;No such file or directory" "$M/a.u64" "$M/b.u64" "$M/missing.u64" -t u64
 refused "a second input that is no whole number of keys" "three;3 bytes are not a whole number of u64 keys" \
   "$M/a.u64" "$M/three" -t u64
+refused "a file that is no whole number of keys after standard input (a stream): before anything is read" \
+  "three;3 bytes are not a whole number of u64 keys" - "$M/three" -t u64
 refused "a directory among the inputs" "temp: is a directory" "$M/a.u64" "$M/temp" -t u64
 refused "standard input twice" "standard input (-) is given 2 times" - "$M/a.u64" - -t u64
 refused "raw after .npy" "a.u64: not a .npy file, unlike $M/a.npy" "$M/a.npy" "$M/a.u64"
