@@ -28,7 +28,7 @@ namespace {
 
 constexpr const char* kExitCodesHelp =
     "Exit codes: 0 success; 1 check or --verify found disorder or a mismatch; 2 usage, input, I/O, memory "
-    "or device error.";
+    "or device error; 141 a reader closed an output pipe early (ended by SIGPIPE, quietly).";
 
 constexpr const char* kTypeHelp =
     "Key type: u32 u64 i32 i64 f32 f64 (little-endian numbers), or bytes:N (N = 1..32 bytes compared as "
@@ -50,7 +50,7 @@ void add_sort_command(CLI::App& app, SortOptions& sort, RawOptions& raw) {
                   "Input files, sorted as their concatenation (of one format and type); - reads standard input")
       ->capture_default_str()->type_name("");
   cmd->add_option("-o,--output", sort.output,
-                  "Output file; - writes standard output (refused when it is a terminal). May name the input.")
+                  "Output file; - writes standard output (refused when it is a terminal). May name an input.")
       ->capture_default_str()->type_name("FILE");
   cmd->add_option("-t,--type", raw.type,
                   std::string(kTypeHelp) + "; required for raw input, taken from the header of a .npy input")
@@ -119,7 +119,8 @@ void add_generate_command(CLI::App& app, GenerateOptions& generate, RawOptions& 
 void add_check_command(CLI::App& app, CheckOptions& check, RawOptions& raw) {
   CLI::App* cmd = app.add_subcommand(
       "check", "Check that FILE is sorted (and, with --original, a permutation of ORIGINAL); prints one summary line");
-  cmd->footer("Exit codes: 0 sorted (and a permutation); 1 not; 2 usage, input or I/O error.");
+  cmd->footer("Exit codes: 0 sorted (and a permutation); 1 not; 2 usage, input or I/O error; 141 a reader closed "
+              "the output pipe early (ended by SIGPIPE, quietly).");
   cmd->add_option("FILE", check.file, "File to check (raw records, or a .npy file); - reads standard input")
       ->required()->type_name("");
   cmd->add_option("-t,--type", raw.type, std::string(kTypeHelp) + "; required unless FILE is a .npy file, whose "

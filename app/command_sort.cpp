@@ -150,8 +150,8 @@ PlanRequest plan_request(const SortOptions& options, const Validated& validated,
 // driver, recording the read and the driver's outcome in `report` as each ends. `plan` is a file's
 // plan, or empty for a stream. What precedes the records in the outputs (a .npy header) is written
 // once the input is known to be what it says: read whole, or, through spill files, a file (its size
-// checked) or a stream (its length checked before any record is written).
-// Returns where the outputs' .npy headers were written.
+// checked) or a stream (its length checked before any record is written). Returns where the
+// outputs' .npy headers were written.
 OutputHeads execute(const SortOptions& options, const PlanRequest& request, SortInput& sort_input,
                     std::optional<SortPlan>& plan, SortRun& run, SortReport& report) {
   InputSequence& input = sort_input.input;
