@@ -68,7 +68,8 @@ HostBuffer read_sequence_prefix(InputSequence& input, std::uint64_t limit_bytes,
 SequenceRecords::SequenceRecords(InputSequence& input, const RecordLayout& layout, std::size_t chunk_bytes,
                                  std::span<const std::byte> prefix)
     : input_(input), layout_(layout), chunk_bytes_(chunk_bytes) {
-  RMGSORT_EXPECTS(layout.valid() && chunk_bytes >= layout.record_size, "SequenceRecords: chunks of at least one record");
+  RMGSORT_EXPECTS(layout.valid() && chunk_bytes >= layout.record_size,
+                  "SequenceRecords: chunks of at least one record");
   RMGSORT_EXPECTS(prefix.empty() || !input.regular(), "SequenceRecords: only a stream has a prefix");
   const std::size_t whole = prefix.size() / layout.record_size * layout.record_size;
   prefix_ = prefix.first(whole);

@@ -181,7 +181,8 @@ TEST(InputSequence, NpyStreamsHoldExactlyTheirHeadersData) {
     const std::string name = parts[0].file.display_name();
     InputSequence input(std::move(parts), RecordLayout::bare_key(KeyType::u64));
     const std::string error = read_error(input, 8 * 100 + 8);
-    const std::string stated = name + ": the .npy header states 100 items of 8 bytes (800 bytes of data), but the stream ";
+    const std::string stated =
+        name + ": the .npy header states 100 items of 8 bytes (800 bytes of data), but the stream ";
     if (items < 100) {
       EXPECT_EQ(error, stated + "ends after 792 bytes of data");
     } else {

@@ -52,11 +52,12 @@ TEST(ReadSequenceFile, EveryByteLandsAtItsPlaceInTheConcatenation) {
     ReadOptions options;
     options.direct = direct;
     options.block_bytes = 64 << 10;
-    (void)read_sequence_file(input, dst.data(), options, [&](std::uint64_t offset, const std::byte* block, std::size_t length) {
+    const auto on_block = [&](std::uint64_t offset, const std::byte* block, std::size_t length) {
       EXPECT_EQ(block, dst.data() + offset);
       std::lock_guard lock(mutex);
       for (std::size_t i = 0; i < length; ++i) ++seen[offset + i];
-    });
+    };
+    (void)read_sequence_file(input, dst.data(), options, on_block);
     EXPECT_TRUE(std::equal(all.begin(), all.end(), dst.data()));
     EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), std::ptrdiff_t(all.size()));  // once each
   }

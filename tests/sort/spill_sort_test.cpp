@@ -160,7 +160,8 @@ SpillReport spill_sorted(const std::string& dist, std::uint64_t count, std::uint
     sorted.insert(sorted.end(), begin, begin + round.size() / 8);
   };
   InputSequence input = one_part(source == Source::file ? *file : pipe->input(), job.layout);
-  const std::vector<std::byte> prefix = source == Source::file ? std::vector<std::byte>() : read_prefix(input, prefix_bytes);
+  const std::vector<std::byte> prefix =
+      source == Source::file ? std::vector<std::byte>() : read_prefix(input, prefix_bytes);
   const SpillReport report = spill_sort(job, SpillSource{&input, prefix});
   if (order == SortOrder::ascending) {
     std::sort(keys.begin(), keys.end());
