@@ -18,6 +18,7 @@
 #include "app/option_values.hpp"
 #include "app/version.hpp"
 #include "report/size_parse.hpp"
+#include "host/system_memory.hpp"
 #include "io/cleanup.hpp"
 #include "io/standard_descriptors.hpp"
 #include "core/error.hpp"
@@ -27,7 +28,7 @@ namespace {
 
 constexpr const char* kExitCodesHelp =
     "Exit codes: 0 success; 1 check, merge or --verify found disorder or a mismatch; 2 usage, input, I/O, memory "
-    "or device error.";
+    "or device error; 141 a reader closed an output pipe early (ended by SIGPIPE, quietly).";
 
 constexpr const char* kTypeHelp =
     "Key type: u32 u64 i32 i64 f32 f64 (little-endian numbers), or bytes:N (N = 1..32 bytes compared as "
@@ -48,9 +49,11 @@ struct RawOptions {
 void add_sort_command(CLI::App& app, SortOptions& sort, RawOptions& raw) {
   CLI::App* cmd = app.add_subcommand("sort", "Sort a file of keys or records, stably (on every selected GPU, else on the CPU)");
   cmd->footer(kExitCodesHelp);
-  cmd->add_option("INPUT", sort.input, "Input file; - reads standard input")->capture_default_str()->type_name("");
+  cmd->add_option("INPUT", sort.inputs,
+                  "Input files, sorted as their concatenation (of one format and type); - reads standard input")
+      ->capture_default_str()->type_name("");
   cmd->add_option("-o,--output", sort.output,
-                  "Output file; - writes standard output (refused when it is a terminal). May name the input.")
+                  "Output file; - writes standard output (refused when it is a terminal). May name an input.")
       ->capture_default_str()->type_name("FILE");
   cmd->add_option("-t,--type", raw.type,
                   std::string(kTypeHelp) + "; required for raw input, taken from the header of a .npy input")
@@ -70,7 +73,8 @@ void add_sort_command(CLI::App& app, SortOptions& sort, RawOptions& raw) {
       ->capture_default_str()
       ->type_name("LIST");
   cmd->add_option("--host-memory", raw.host_memory,
-                  "Host memory rmgsort may use, e.g. 48G (default: 75% of physical memory)")->type_name("SIZE");
+                  "Host memory rmgsort may use, e.g. 48G, or a share of physical memory, e.g. 50% "
+                  "(default: 75%)")->type_name("SIZE");
   cmd->add_option("--gpu-memory", raw.gpu_memory, "Device memory to use per GPU, e.g. 8G (default: free minus a margin)")
       ->type_name("SIZE");
   cmd->add_option("-T,--temp-dir", sort.temp_dir, "Directory for temporary spill files (default: $TMPDIR or /tmp)")
@@ -82,6 +86,8 @@ void add_sort_command(CLI::App& app, SortOptions& sort, RawOptions& raw) {
       ->check(progress_choices());
   cmd->add_flag("--verify", sort.verify,
                 "Check order and that the output is a permutation of the input before committing it");
+  cmd->add_flag("-u,--unique", sort.unique,
+                "Keep only the first record of each run of equal keys (in input order; as sort -u)");
   apply_value_rules(*cmd);
 }
 
@@ -89,8 +95,9 @@ void add_generate_command(CLI::App& app, GenerateOptions& generate, RawOptions& 
   CLI::App* cmd = app.add_subcommand("generate", "Generate a file of keys or records");
   cmd->footer(std::string(distribution_help()) + "\n" + kExitCodesHelp);
   cmd->add_option("-o,--output", generate.output,
-                  "Output file; - writes standard output; a name ending in .npy gets a NumPy .npy header")
-      ->required()->type_name("FILE");
+                  "Output file; - writes standard output (refused when it is a terminal), raw; a name ending "
+                  "in .npy gets a NumPy .npy header")
+      ->capture_default_str()->type_name("FILE");
   cmd->add_option("-t,--type", raw.type, kTypeHelp)->required()->type_name("TYPE")->check(key_type_choices());
   cmd->add_option("--record-size", raw.record_size, kRecordSizeHelp)->type_name("BYTES");
   cmd->add_option("--key-offset", raw.key_offset, kKeyOffsetHelp)->type_name("BYTES");
@@ -115,7 +122,8 @@ void add_generate_command(CLI::App& app, GenerateOptions& generate, RawOptions& 
 void add_check_command(CLI::App& app, CheckOptions& check, RawOptions& raw) {
   CLI::App* cmd = app.add_subcommand(
       "check", "Check that FILE is sorted (and, with --original, a permutation of ORIGINAL); prints one summary line");
-  cmd->footer("Exit codes: 0 sorted (and a permutation); 1 not; 2 usage, input or I/O error.");
+  cmd->footer("Exit codes: 0 sorted (and a permutation); 1 not; 2 usage, input or I/O error; 141 a reader closed "
+              "the output pipe early (ended by SIGPIPE, quietly).");
   cmd->add_option("FILE", check.file, "File to check (raw records, or a .npy file); - reads standard input")
       ->required()->type_name("");
   cmd->add_option("-t,--type", raw.type, std::string(kTypeHelp) + "; required unless FILE is a .npy file, whose "
@@ -181,7 +189,7 @@ void add_merge_command(CLI::App& app, MergeOptions& merge, RawOptions& raw) {
       "-r,--descending", [&merge](std::int64_t) { merge.order = SortOrder::descending; },
       "The inputs are sorted largest first (NaNs last)");
   cmd->add_option("--host-memory", raw.host_memory,
-                  "Host memory rmgsort may use, e.g. 4G (default: 75% of physical memory); fewer inputs than memory "
+                  "Host memory rmgsort may use, e.g. 4G or 50% of physical memory (default: 75%); fewer inputs than memory "
                   "and open files allow are merged in one pass, more in passes through temporary files")
       ->type_name("SIZE");
   cmd->add_option("-T,--temp-dir", merge.temp_dir,
@@ -211,7 +219,8 @@ void convert_record_options(Options& options, const RawOptions& raw, const CLI::
   options.record_options = !raw.record_size.empty() || !raw.key_offset.empty();
   if (!options.index_output.empty() && command.get_option("--output")->count() == 0) options.output.clear();
   options.progress = progress_option(raw.progress);
-  if (!raw.host_memory.empty()) options.host_memory = parse_size(raw.host_memory, "--host-memory");
+  if (!raw.host_memory.empty())
+    options.host_memory = parse_size_or_percent(raw.host_memory, "--host-memory", physical_memory_bytes());
 }
 
 // Runs `body` with oneTBB limited to `threads` (0: no limit).
@@ -310,6 +319,8 @@ int run_command_line(int argc, char** argv) {
     (void)hold_closed_standard_descriptors();
     return dispatch(argc, argv, command);
   } catch (const std::exception& e) {
+    // Everything is unwound by now: no temporary is left, nothing was committed.
+    if (ends_by_sigpipe(e)) die_of_sigpipe();
     std::fprintf(stderr, "rmgsort: %s\n", error_message(e, command).c_str());
   }
   return kExitError;

@@ -4,7 +4,8 @@
 // records: count and content). One summary line on stdout, which names the first record out of
 // order, where it lies and both keys. A .npy FILE or ORIGINAL (app/check_input.hpp) is checked by
 // its data: the header gives FILE's records, and the checksums compare records, never headers.
-#include <cstdio>
+#include <unistd.h>
+
 #include <optional>
 #include <string>
 
@@ -14,6 +15,7 @@
 #include "host/checksum.hpp"
 #include "host/key_format.hpp"
 #include "host/order_check.hpp"
+#include "io/blocking_io.hpp"
 #include "io/standard_descriptors.hpp"
 #include "report/progress.hpp"
 #include "report/stopwatch.hpp"
@@ -151,8 +153,9 @@ int run_check(const CheckOptions& options) {
   // standard error may be standard output.
   progress.finish();  // (before the wall time is read: the summary's time includes the last phase's)
   progress.summary({"checked", bytes_checked, wall.seconds(), "cpu", ""});
-  std::printf("%s %s\n", ok ? "OK" : "FAIL", summary.c_str());
-  std::fflush(stdout);
+  // Written at once, so that a reader that closed the pipe is an Error (app/error_message.hpp).
+  const std::string line = (ok ? "OK " : "FAIL ") + summary + "\n";
+  write_all(STDOUT_FILENO, "standard output", reinterpret_cast<const std::byte*>(line.data()), line.size());
   return ok ? kExitOk : kExitCheckFailed;
 }
 

@@ -107,7 +107,7 @@ int merge_and_commit(const MergeOptions& options, const Stopwatch& wall, StatsOu
   if (!options.output.empty()) output = OutputFile::create(options.output);
   if (!options.index_output.empty()) index = OutputFile::create(options.index_output);
   Progress progress(progress_mode_beside_keys(options.progress, options.output == "-" || options.index_output == "-"));
-  SortRun run{options.order, options.verify, -1, "", -1, "", &progress, std::nullopt, {}};
+  SortRun run{options.order, options.verify, /*unique=*/false, -1, "", -1, "", &progress, {}};
   if (output) {
     run.output_fd = output->fd();
     run.output_name = output->is_stdout() ? "standard output" : output->path();
@@ -166,7 +166,7 @@ int run_merge(const MergeOptions& options) {
     write_failure_stats(stats, options, report);
     return kExitCheckFailed;
   } catch (const std::exception& e) {
-    report.end = RunEnd{kExitError, error_message(e, "merge")};
+    report.end = RunEnd{exit_status_of(e), error_message(e, "merge")};
     report.wall_seconds = wall.seconds();
     write_failure_stats(stats, options, report);
     throw;

@@ -7,6 +7,7 @@
 #include <tbb/global_control.h>
 #include <tbb/task_arena.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <optional>
 #include <sys/stat.h>
@@ -24,7 +25,7 @@
 #include "gpu/gpu_selection.hpp"
 #include "host/system_memory.hpp"
 #include "io/file_identity.hpp"
-#include "io/input_file.hpp"
+#include "io/input_sequence.hpp"
 #include "io/output_file.hpp"
 #include "io/standard_descriptors.hpp"
 #include "sort/gpu_engine.hpp"
@@ -56,38 +57,49 @@ std::string writer_name(const OutputFile& output) {
 
 // What validation establishes for the plan and the report.
 struct Validated {
-  std::string input_name;  // "stdin" for "-"
+  std::string input_name;  // the inputs' names joined by ", "; "stdin" for "-"
   GpuSpec gpu_spec;        // --gpus
   std::vector<int> listed;  // a device list, resolved; empty for all and none (app/gpu_choice.hpp)
   std::uint64_t host_memory = 0;
 };
 
-// No file the run writes may be another one it writes, nor the input unless it is replaced by a
-// rename (-o FILE): compared by device and inode, before anything is read or created.
-void require_separate_outputs(const SortOptions& options, const std::string& input_name) {
-  const std::optional<FileIdentity> input_identity =
-      options.input == "-" ? identity_of_descriptor(STDIN_FILENO) : identity_of_existing(options.input);
+// The name of INPUT in messages: "stdin" for "-".
+std::string input_display_name(const std::string& input) { return input == "-" ? "stdin" : input; }
+
+// No file the run writes may be another one it writes, nor an input unless it is replaced by a
+// rename (-o FILE, written whole after every input was read): compared by device and inode, before
+// anything is read or created.
+void require_separate_outputs(const SortOptions& options) {
   const std::optional<FileIdentity> stdout_identity = identity_of_descriptor(STDOUT_FILENO);
-  if ((options.output == "-" || options.index_output == "-") && input_identity && input_identity->regular &&
-      stdout_identity == input_identity)
-    throw Error("standard output is the input file " + input_name + ": the sorted keys would overwrite it as it is read; "
-                "use -o " + (options.input == "-" ? std::string("FILE") : options.input) + " to sort in place");
   const std::vector<WrittenFile> written = written_outputs(options.output, options.index_output, options.stats,
                                                           "the sorted keys on standard output", stdout_identity);
-  require_separate_files(written, input_identity, input_name);
+  for (const std::string& input : options.inputs) {
+    const std::string input_name = input_display_name(input);
+    const std::optional<FileIdentity> input_identity =
+        input == "-" ? identity_of_descriptor(STDIN_FILENO) : identity_of_existing(input);
+    if ((options.output == "-" || options.index_output == "-") && input_identity && input_identity->regular &&
+        stdout_identity == input_identity)
+      throw Error("standard output is the input file " + input_name + ": the sorted keys would overwrite it as it is "
+                  "read; use -o " + (input == "-" ? std::string("FILE") : input) + " to sort in place");
+    require_separate_files(written, input_identity, input_name);
+  }
 }
 
 // Everything that can be validated before any data moves; `closed` says which standard descriptors
 // were closed at the start.
 Validated validate(const SortOptions& options, const ClosedStandardDescriptors& closed) {
-  if (closed.input && options.input == "-") throw Error("standard input is closed: give the input file's name");
+  const auto stdin_inputs = std::count(options.inputs.begin(), options.inputs.end(), "-");
+  if (stdin_inputs > 1)
+    throw Error("standard input (-) is given " + std::to_string(stdin_inputs) + " times among the inputs: it can be "
+                "read once");
+  if (closed.input && stdin_inputs > 0) throw Error("standard input is closed: give the input file's name");
   if (closed.output && options.output == "-")
     throw Error("standard output is closed: nowhere to write the sorted keys; use -o FILE");
   if (closed.output && options.stats == "-")
     throw Error("--stats -: standard output is closed; give --stats a file name");
   if (closed.output && options.index_output == "-")
     throw Error("--index-output -: standard output is closed; give --index-output a file name");
-  refuse_closed_standard_descriptor(options.input, options.input);
+  for (const std::string& input : options.inputs) refuse_closed_standard_descriptor(input, input);
   if (!options.output.empty()) refuse_closed_standard_descriptor(options.output, "-o " + options.output);
   if (!options.index_output.empty())
     refuse_closed_standard_descriptor(options.index_output, "--index-output " + options.index_output);
@@ -105,8 +117,9 @@ Validated validate(const SortOptions& options, const ClosedStandardDescriptors& 
     throw Error("--index-output -: standard output already carries the sorted records; give -o or --index-output a file name");
   if (options.stats == "-" && options.index_output == "-")
     throw Error("--stats -: standard output already carries the positions (--index-output -); give --stats a file name");
-  validated.input_name = options.input == "-" ? "stdin" : options.input;
-  require_separate_outputs(options, validated.input_name);
+  for (const std::string& input : options.inputs)
+    validated.input_name += (validated.input_name.empty() ? "" : ", ") + input_display_name(input);
+  require_separate_outputs(options);
   if (!options.temp_dir.empty()) require_directory("--temp-dir", options.temp_dir);
   return validated;
 }
@@ -123,27 +136,28 @@ PlanRequest plan_request(const SortOptions& options, const Validated& validated,
 // driver, recording the read and the driver's outcome in `report` as each ends. `plan` is a file's
 // plan, or empty for a stream. What precedes the records in the outputs (a .npy header) is written
 // once the input is known to be what it says: read whole, or, through spill files, a file (its size
-// checked) or a stream (its length checked before any record is written).
-void execute(const SortOptions& options, const PlanRequest& request, const SortInput& sort_input,
-             std::optional<SortPlan>& plan, SortRun& run, SortReport& report) {
-  const InputFile& input = sort_input.file;
+// checked) or a stream (its length checked before any record is written). Returns where the
+// outputs' .npy headers were written.
+OutputHeads execute(const SortOptions& options, const PlanRequest& request, SortInput& sort_input,
+                    std::optional<SortPlan>& plan, SortRun& run, SortReport& report) {
+  InputSequence& input = sort_input.input;
   Stopwatch phase;  // the phases start here; validation and device discovery count in wall time only
   KeysInMemory keys;
   const bool reads = !plan || plan->path != SortPath::spill;  // a spilled file is read by its passes
   if (!plan) {
-    keys = read_stream_keys(input, request.host_memory, *run.progress, sort_input.stream_head);
-    check_npy_stream_bytes(sort_input, keys.bytes, keys.complete);
-    if (sort_input.npy) run.stream_bytes = sort_input.npy->data_bytes();
+    // (A stream read to its end had each input's length checked against its .npy header by its reader.)
+    keys = read_stream_keys(input, request.host_memory, *run.progress);
     plan = plan_stream(request, keys.bytes, keys.complete);
     prepare_stream_keys(*plan, keys, options.verify);
   } else if (plan->path != SortPath::spill) {
     keys = read_file_keys(*plan, input, options.order, options.verify, unsigned(active_threads()), *run.progress);
   }
   if (reads) report.read = ReadReport{phase.lap(), keys.bytes, keys.direct};
-  if (plan->path == SortPath::spill && !input.regular)
-    run.write_heads = [&sort_input, &run] { write_output_headers(sort_input, run); };
+  OutputHeads heads;
+  if (plan->path == SortPath::spill && !input.regular())
+    run.write_heads = [&sort_input, &run, &heads] { heads = write_output_headers(sort_input, run); };
   else
-    write_output_headers(sort_input, run);
+    heads = write_output_headers(sort_input, run);
   switch (plan->path) {
     case SortPath::in_memory: report.outcome = sort_in_memory(*plan->engine, keys, run); break;
     case SortPath::rounds: report.outcome = sort_in_memory_rounds(*plan->engine, keys, run); break;
@@ -152,6 +166,7 @@ void execute(const SortOptions& options, const PlanRequest& request, const SortI
       report.outcome = sort_through_spill(*plan, input, std::move(keys.keys), options.temp_dir, run);
       break;
   }
+  return heads;
 }
 
 // A failed run's statistics (README.md, --stats). Should they not be written, standard error says
@@ -169,21 +184,22 @@ void write_failure_stats(StatsOutput& stats, const SortOptions& options, const s
 // and `plan` record what the run reached, for the statistics of a run that throws.
 int sort_and_commit(const SortOptions& options, const Validated& validated, const Stopwatch& wall, StatsOutput& stats,
                     std::optional<SortPlan>& plan, SortReport& report) {
-  const SortInput sort_input = open_sort_input(options);
-  const InputFile& input = sort_input.file;
+  SortInput sort_input = open_sort_input(options);
+  const InputSequence& input = sort_input.input;
   report.input_format = sort_input.format();
   report.layout = sort_input.layout;
   if (sort_input.npy && sort_input.npy->structured) report.key_field = options.key_field;
+  require_whole_records(sort_input);
   const PlanRequest request = plan_request(options, validated, sort_input.layout, report.gpus);
   // A file is planned from its size (its data's), before anything is created; a stream once its
   // prefix is read.
-  if (input.regular) plan = plan_file(request, input.size);
+  if (input.regular()) plan = plan_file(request, input.size());
   // "" when only the positions are written (--index-output without -o).
   std::optional<OutputFile> output, index;
   if (!options.output.empty()) output = OutputFile::create(options.output);
   if (!options.index_output.empty()) index = OutputFile::create(options.index_output);
   Progress progress(progress_mode_beside_keys(options.progress, options.output == "-" || options.index_output == "-"));
-  SortRun run{options.order, options.verify, -1, "", -1, "", &progress, std::nullopt, {}};
+  SortRun run{options.order, options.verify, options.unique, -1, "", -1, "", &progress, {}};
   if (output) {
     run.output_fd = output->fd();
     run.output_name = writer_name(*output);
@@ -192,7 +208,8 @@ int sort_and_commit(const SortOptions& options, const Validated& validated, cons
     run.index_fd = index->fd();
     run.index_name = writer_name(*index);
   }
-  execute(options, request, sort_input, plan, run, report);
+  if (options.unique) require_rewritable_headers(sort_input, run);  // before anything is read
+  const OutputHeads heads = execute(options, request, sort_input, plan, run, report);
   progress.finish();
   if (!report.outcome->verify_failure.empty()) {
     const std::string message = (output ? output->display_name() : index->display_name()) + ": --verify failed: " +
@@ -203,6 +220,8 @@ int sort_and_commit(const SortOptions& options, const Validated& validated, cons
     write_failure_stats(stats, options, plan, report);
     return kExitCheckFailed;
   }
+  if (options.unique && sort_input.npy)
+    rewrite_output_headers(sort_input, run, heads, sort_input.npy->count - report.outcome->duplicates_dropped);
   // Every output is closed and checked before the statistics are written (statistics on standard
   // output cannot be taken back); only the renames are left. The statistics' goes first: should it
   // fail, the sorted keys have not replaced anything. Should a later one fail, the caller replaces
@@ -240,7 +259,7 @@ int run_sort(const SortOptions& options) {
     return sort_and_commit(options, validated, wall, stats, plan, report);
   } catch (const std::exception& e) {
     // What was not committed is gone (the outputs' destructors); the statistics say why.
-    report.end = RunEnd{kExitError, error_message(e, "sort")};
+    report.end = RunEnd{exit_status_of(e), error_message(e, "sort")};
     report.wall_seconds = wall.seconds();
     write_failure_stats(stats, options, plan, report);
     throw;

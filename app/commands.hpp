@@ -1,6 +1,7 @@
 // The subcommands, their options as parsed from the command line, and their exit codes.
 #pragma once
 
+#include <csignal>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -19,9 +20,13 @@ namespace rmgsort {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitCheckFailed = 1;  // check or --verify found disorder or a mismatch
 inline constexpr int kExitError = 2;        // usage, input, I/O, memory or device error
+// A reader closed an output pipe early: the process dies of SIGPIPE (app/error_message.hpp), which a
+// shell shows as this status and --stats records as the exit code.
+inline constexpr int kExitClosedPipe = 128 + SIGPIPE;  // 141
 
 struct SortOptions {
-  std::string input = "-";
+  // INPUT...: sorted as their concatenation, in this order; "-" (standard input) at most once.
+  std::vector<std::string> inputs{"-"};
   std::string output = "-";
   KeyType type = KeyType::u32;
   // --type, --record-size, --key-offset (when --type is given); run_sort replaces it with a .npy
@@ -40,10 +45,11 @@ struct SortOptions {
   std::string stats;                         // "" none, "-" standard output, else a file
   ProgressMode progress = ProgressMode::automatic;
   bool verify = false;
+  bool unique = false;  // --unique: the first record of each run of equal keys
 };
 
 struct GenerateOptions {
-  std::string output;
+  std::string output = "-";  // standard output, raw (a .npy header only for a file named *.npy)
   KeyType type = KeyType::u32;
   RecordLayout layout;                 // --type, --record-size, --key-offset
   std::optional<std::uint64_t> count;  // keys

@@ -3,7 +3,9 @@
 #include <cerrno>
 #include <new>
 
+#include "app/commands.hpp"
 #include "core/error.hpp"
+#include "io/cleanup.hpp"
 
 namespace rmgsort {
 namespace {
@@ -19,10 +21,18 @@ std::string memory_hint(std::string_view command) {
 std::string error_message(const std::exception& error, std::string_view command) {
   if (const auto* ours = dynamic_cast<const Error*>(&error)) {
     if (ours->error_number() == ENOMEM) return std::string(ours->what()) + " (" + memory_hint(command) + ")";
+    if (ours->error_number() == EPIPE) return std::string(ours->what()) + " (the reader closed the pipe early)";
     return ours->what();
   }
   if (dynamic_cast<const std::bad_alloc*>(&error) != nullptr) return "out of memory (" + memory_hint(command) + ")";
   return std::string("unexpected error: ") + error.what();
 }
+
+bool ends_by_sigpipe(const std::exception& error) {
+  const auto* ours = dynamic_cast<const Error*>(&error);
+  return ours != nullptr && ours->error_number() == EPIPE && !sigpipe_inherited_ignored();
+}
+
+int exit_status_of(const std::exception& error) { return ends_by_sigpipe(error) ? kExitClosedPipe : kExitError; }
 
 }  // namespace rmgsort

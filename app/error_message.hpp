@@ -11,6 +11,17 @@ namespace rmgsort {
 // rmgsort::Error: its message, with what to do about memory for ENOMEM; std::bad_alloc: "out of
 // memory" and the same advice; anything else: "unexpected error: " and its what(). `command` is the
 // subcommand ("sort", "generate", "check"; "" before one is parsed): only sort has --host-memory to lower.
+// A closed pipe (see ends_by_sigpipe) gets " (the reader closed the pipe early)" after its message.
 [[nodiscard]] std::string error_message(const std::exception& error, std::string_view command);
+
+// Whether ERROR ends the process quietly by SIGPIPE (io/cleanup.hpp's die_of_sigpipe) rather than
+// with a message: a write to a pipe whose reader closed it (EPIPE), as `rmgsort sort ... | head`
+// makes normal, unless the process was started with SIGPIPE ignored (then it is an error like any
+// other, as GNU sort reports it).
+[[nodiscard]] bool ends_by_sigpipe(const std::exception& error);
+
+// The exit status ERROR ends a command with: kExitClosedPipe (141) when it ends by SIGPIPE, else
+// kExitError (2). What --stats records.
+[[nodiscard]] int exit_status_of(const std::exception& error);
 
 }  // namespace rmgsort

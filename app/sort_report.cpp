@@ -77,8 +77,9 @@ Json throughput_json(const SortReport& report, std::uint64_t record_size) {
 }
 
 // Where an output went: its path, "stdout" for "-", null when there is none.
-// What the sort did, once its driver returned: the records, the rounds and the spill.
-void add_outcome(Json& json, const SortOutcome& outcome, std::uint64_t record_size) {
+// What the sort did, once its driver returned: the records (sorted, and kept: all of them but with
+// --unique), the rounds and the spill.
+void add_outcome(Json& json, const SortOutcome& outcome, std::uint64_t record_size, bool unique) {
   const std::uint64_t count = outcome.bytes / record_size;
   // One round of all the keys, unless they were sorted in rounds.
   std::vector<std::uint64_t> round_keys{count};
@@ -93,6 +94,8 @@ void add_outcome(Json& json, const SortOutcome& outcome, std::uint64_t record_si
   json["keys"] = count;
   json["records"] = count;
   json["bytes"] = outcome.bytes;
+  json["records_kept"] = count - outcome.duplicates_dropped;
+  json["duplicates_dropped"] = unique ? Json(outcome.duplicates_dropped) : Json(nullptr);
   json["rounds"] = std::uint64_t(round_keys.size());
   json["round_keys"] = round_keys;
   json["round_sort_seconds"] = round_seconds;
@@ -113,9 +116,10 @@ Json sort_stats_json(const SortOptions& options, const SortPlan* plan, const Sor
   json["input"] = report.input_name;
   add_record_members(json, report.input_format, report.key_field, options.output, options.index_output, report.layout,
                      options.order);
+  json["unique"] = options.unique;
   // Filled by add_outcome once the sort is done: in this place, so that a failed run's object reads
   // in the same order.
-  for (const char* member : {"keys", "records", "bytes"}) json[member] = nullptr;
+  for (const char* member : {"keys", "records", "bytes", "records_kept", "duplicates_dropped"}) json[member] = nullptr;
   json["threads"] = report.threads;
   json["engine"] = engine ? Json(engine->name()) : Json(nullptr);
   json["gpus_selected"] = report.gpus;
@@ -132,7 +136,7 @@ Json sort_stats_json(const SortOptions& options, const SortPlan* plan, const Sor
   for (const char* member : {"rounds", "round_keys", "round_sort_seconds", "spilled", "spilled_bytes", "spill_levels",
                              "round_partition"})
     json[member] = nullptr;
-  if (report.outcome) add_outcome(json, *report.outcome, record_size);
+  if (report.outcome) add_outcome(json, *report.outcome, record_size, options.unique);
   json["cpu_radix_sort"] = radix_config_json();
   json["gpu"] = engine ? engine->stats() : Json(nullptr);
   return json;

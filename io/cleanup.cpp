@@ -36,6 +36,9 @@ std::array<Slot, kMaxCleanupPaths> g_slots;
 std::atomic<std::int64_t> g_stdout_restore_size{-1};
 static_assert(std::atomic<std::int64_t>::is_always_lock_free, "the signal handler needs lock-free atomics");
 
+// SIGPIPE was ignored when the process started (set once, by install_cleanup_signal_handlers()).
+bool g_sigpipe_inherited_ignored = false;
+
 extern "C" void unlink_and_exit(int signal_number) {
   restore_stdout_size();
   unlink_registered_paths();
@@ -131,8 +134,25 @@ void install_cleanup_signal_handlers() {
   }
   // Writing to a closed pipe then fails with EPIPE, and writing past `ulimit -f` with EFBIG: both
   // reach the writers as errors naming the output, and the unwinding removes the temporary files.
+  g_sigpipe_inherited_ignored = keeps_inherited_ignore(SIGPIPE);
   ignore_signal(SIGPIPE);
   ignore_signal(SIGXFSZ);
+}
+
+bool sigpipe_inherited_ignored() noexcept { return g_sigpipe_inherited_ignored; }
+
+void die_of_sigpipe() noexcept {
+  struct sigaction fatal {};
+  fatal.sa_handler = SIG_DFL;
+  sigemptyset(&fatal.sa_mask);
+  (void)sigaction(SIGPIPE, &fatal, nullptr);
+  sigset_t pipe_only;
+  sigemptyset(&pipe_only);
+  sigaddset(&pipe_only, SIGPIPE);
+  // Unblocked in this thread, which receives what raise() sends: the default action ends the process.
+  (void)pthread_sigmask(SIG_UNBLOCK, &pipe_only, nullptr);
+  (void)raise(SIGPIPE);
+  _exit(128 + SIGPIPE);  // not reached: the exit status a shell would have shown
 }
 
 }  // namespace rmgsort

@@ -43,8 +43,22 @@ void restore_stdout_size() noexcept;
 // `cmd &` in a script) stays ignored. SIGPIPE and SIGXFSZ are
 // ignored instead, so that writing to a closed pipe fails with EPIPE and writing past `ulimit -f`
 // with EFBIG, which the writers report as an Error naming the output, and the normal unwinding
-// removes temporary files. Call once, early in main().
+// removes temporary files (a closed pipe then ends the process through die_of_sigpipe()). Call
+// once, early in main().
 void install_cleanup_signal_handlers();
+
+// Whether the process was started with SIGPIPE ignored (as install_cleanup_signal_handlers() found
+// it): whoever started it then asked for EPIPE errors instead of SIGPIPE, and a reader that closed
+// the pipe is reported as the error it is (GNU sort: a message and exit status 2). False before
+// install_cleanup_signal_handlers().
+[[nodiscard]] bool sigpipe_inherited_ignored() noexcept;
+
+// Ends the process as a write to a pipe whose reader has gone ends one that does not ignore SIGPIPE:
+// SIGPIPE's default disposition restored, the signal unblocked and raised, so that the parent sees a
+// process killed by SIGPIPE (a shell: status 141) and prints nothing. For a reader that closed the
+// pipe early, which is normal (`rmgsort sort ... | head`): call it once everything is cleaned up (no
+// temporary left, nothing committed), with nothing left to say. Async-signal-safe.
+[[noreturn]] void die_of_sigpipe() noexcept;
 
 // Owns one registration: registers in the constructor, unregisters in the destructor.
 class CleanupRegistration {

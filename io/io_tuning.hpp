@@ -42,4 +42,12 @@ inline constexpr unsigned kChunksAhead = 1;
 // 16 2.4; dev, ext4 through kernel workers: 16 in flight 0.34-0.45 GB/s, 1 1.6-2.7 GB/s.
 inline constexpr unsigned kBufferedWritesInFlight = 1;
 
+// A stream's prefix starts in a buffer of this size; doubling from here costs a few mremaps for
+// inputs of many GiB.
+inline constexpr std::uint64_t kInitialStreamBytes = std::uint64_t{64} << 20;
+
+// The most one read of a stream's prefix asks for, so that progress hears of a slow stream's bytes as
+// they come: a pipe hands over at most its buffer (1 MiB: enlarge_pipe_buffer) a read() anyway.
+inline constexpr std::size_t kReadStepBytes = std::size_t{1} << 20;
+
 }  // namespace rmgsort::io_tuning

@@ -6,16 +6,13 @@
 
 #include "io/blocking_io.hpp"
 #include "core/error.hpp"
+#include "io/io_tuning.hpp"
 
 namespace rmgsort {
 namespace {
 
-// The first buffer; doubling from here costs a few mremaps for inputs of many GiB.
-constexpr std::uint64_t kInitialStreamBytes = std::uint64_t{64} << 20;
-
-// The most one read of the loop asks for, so that ON_READ hears of a slow stream's bytes as they
-// come: a pipe hands over at most its buffer (1 MiB: enlarge_pipe_buffer) a read() anyway.
-constexpr std::size_t kReadStepBytes = std::size_t{1} << 20;
+using io_tuning::kInitialStreamBytes;
+using io_tuning::kReadStepBytes;
 
 [[noreturn]] void throw_over_limit(const std::string& name, std::uint64_t limit_bytes) {
   throw Error(name + ": input is larger than the limit of " + std::to_string(limit_bytes) + " bytes");

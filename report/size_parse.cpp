@@ -66,6 +66,28 @@ std::uint64_t parse_size(std::string_view text, std::string_view option, bool al
   return *bytes;
 }
 
+std::uint64_t parse_size_or_percent(std::string_view text, std::string_view option, std::uint64_t whole) {
+  if (text.empty() || text.back() != '%') return parse_size(text, option);
+  const std::string_view number = text.substr(0, text.size() - 1);
+  double percent = 0;
+  const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), percent,
+                                         std::chars_format::fixed);
+  // from_chars takes a sign and "inf"/"nan" in some forms: only digits and one point are a percentage.
+  const bool digits = !number.empty() && number.find_first_not_of("0123456789.") == std::string_view::npos;
+  if (!digits || ec != std::errc() || end != number.data() + number.size())
+    throw Error(std::string(option) + ": malformed percentage '" + std::string(text) +
+                "' (expected a number from more than 0 to 100 before the %, e.g. 50%)");
+  if (!(percent > 0) || percent > 100)
+    throw Error(std::string(option) + ": " + std::string(text) +
+                " is not a share of memory (a percentage must be more than 0 and at most 100)");
+  // long double: 64 bits of mantissa keep a whole of up to 2^64 exact before the share is taken.
+  const auto bytes = std::uint64_t(static_cast<long double>(whole) * percent / 100);
+  if (bytes == 0)
+    throw Error(std::string(option) + ": " + std::string(text) + " of " + std::to_string(whole) +
+                " bytes is less than one byte");
+  return bytes;
+}
+
 std::uint64_t parse_count(std::string_view text, std::string_view option) {
   const auto count = parse_scaled(text, {{"k", 1000ULL}, {"K", 1000ULL}, {"M", 1000000ULL}, {"G", 1000000000ULL}});
   if (!count)

@@ -12,6 +12,11 @@ namespace rmgsort {
 // Throws Error naming `option` for anything else, zero included when allow_zero is false.
 [[nodiscard]] std::uint64_t parse_size(std::string_view text, std::string_view option, bool allow_zero = false);
 
+// SIZE as parse_size takes it, or a percentage of WHOLE ("50%", "12.5%": more than 0 and at most
+// 100, as GNU sort's -S takes one of physical memory), rounded down to whole bytes. Throws Error
+// naming `option` for a malformed size or percentage, 0 (0% included) and more than 100%.
+[[nodiscard]] std::uint64_t parse_size_or_percent(std::string_view text, std::string_view option, std::uint64_t whole);
+
 // COUNT: a whole number with an optional suffix k, M or G (powers of 1000): "1000", "4G" = 4e9.
 [[nodiscard]] std::uint64_t parse_count(std::string_view text, std::string_view option);
 

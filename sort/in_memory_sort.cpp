@@ -6,6 +6,7 @@
 #include "host/order_check.hpp"
 #include "io/uring_writer.hpp"
 #include "sort/sorted_sink.hpp"
+#include "sort/unique_filter.hpp"
 
 namespace rmgsort {
 
@@ -22,7 +23,7 @@ SortOutcome sort_in_memory(SortEngine& engine, KeysInMemory& keys, const SortRun
   // phase a total, and so a percentage. The others' phases show only their time.
   const bool told = engine.report_to(progress);
   progress.phase(devices.empty() ? std::string("sorting") : "sorting on " + devices, told ? keys.bytes : 0);
-  const SortedRound sorted = engine.sort(keys.keys.data(), count, run.order);
+  SortedRound sorted = engine.sort(keys.keys.data(), count, run.order);
   outcome.times.sort = phase.lap();
   if (run.verify) {
     progress.phase("verifying", 0);
@@ -33,6 +34,11 @@ SortOutcome sort_in_memory(SortEngine& engine, KeysInMemory& keys, const SortRun
                        checksum_records(sorted.records.data(), sorted.records.size(), layout.record_size) == keys.checksum);
     outcome.times.verify = phase.lap();
     if (!outcome.verify_failure.empty()) return outcome;
+  }
+  if (run.unique) {  // (timed with the write)
+    UniqueFilter unique(layout, run.order);
+    sorted = unique.keep_firsts(sorted);
+    outcome.duplicates_dropped = unique.dropped();
   }
   if (run.output_fd >= 0) {
     progress.phase("writing " + run.output_name, 0);

@@ -1,5 +1,5 @@
 // The in-memory path: keys that one sort of the engine takes, sorted at once where they lie, checked
-// when --verify asks, then written whole.
+// when --verify asks, then written whole (with --unique, the first record of each run of equal keys).
 #pragma once
 
 #include "sort/read_keys.hpp"

@@ -2,19 +2,18 @@
 
 #include <mutex>
 
-#include "io/read_stream.hpp"
-#include "io/uring_reader.hpp"
+#include "io/sequence_reading.hpp"
 #include "sort/sorted_sink.hpp"
 
 namespace rmgsort {
 
-KeysInMemory read_file_keys(const SortPlan& plan, const InputFile& input, SortOrder order, bool verify,
+KeysInMemory read_file_keys(const SortPlan& plan, const InputSequence& input, SortOrder order, bool verify,
                             unsigned threads, Progress& progress) {
   SortEngine& engine = *plan.engine;
   const RecordLayout& layout = engine.layout();
   const std::size_t width = layout.record_size;
   KeysInMemory read;
-  read.bytes = input.size;
+  read.bytes = input.size();
   read.keys = HostBuffer(read.bytes);
   engine.place(read.keys.data(), read.keys.capacity());
   // Read straight into page-locked memory where the engine sorts the keys where they lie. Keys that
@@ -26,15 +25,15 @@ KeysInMemory read_file_keys(const SortPlan& plan, const InputFile& input, SortOr
   std::mutex checksum_mutex;
   ReadOptions read_options;
   read_options.threads = threads;
-  const ReadStats stats = read_file(input, read.keys.data(), read.bytes, read_options,
-                                    [&](std::uint64_t offset, const std::byte* block, std::size_t length) {
-                                      progress.advance(length);
-                                      if (read.top_digits) read.top_digits->add_bytes(offset, block, length);
-                                      if (!verify || !layout.is_bare_key()) return;
-                                      const KeyChecksum sum = checksum_keys(block, length, width);
-                                      std::lock_guard lock(checksum_mutex);
-                                      read.checksum += sum;
-                                    });
+  const ReadStats stats = read_sequence_file(input, read.keys.data(), read_options,
+                                             [&](std::uint64_t offset, const std::byte* block, std::size_t length) {
+                                               progress.advance(length);
+                                               if (read.top_digits) read.top_digits->add_bytes(offset, block, length);
+                                               if (!verify || !layout.is_bare_key()) return;
+                                               const KeyChecksum sum = checksum_keys(block, length, width);
+                                               std::lock_guard lock(checksum_mutex);
+                                               read.checksum += sum;
+                                             });
   read.direct = stats.direct;
   // Blocks need not end on a record: records' checksum is taken over the whole buffer, once read.
   if (verify && !layout.is_bare_key()) read.checksum = checksum_records(read.keys.data(), read.bytes, layout.record_size);
@@ -42,12 +41,11 @@ KeysInMemory read_file_keys(const SortPlan& plan, const InputFile& input, SortOr
   return read;
 }
 
-KeysInMemory read_stream_keys(const InputFile& input, std::uint64_t host_memory, Progress& progress,
-                              std::span<const std::byte> head) {
+KeysInMemory read_stream_keys(InputSequence& input, std::uint64_t host_memory, Progress& progress) {
   KeysInMemory read;
   progress.phase("reading " + input.display_name(), 0);
-  read.keys = read_stream_prefix(input, stream_prefix_limit(host_memory), read.bytes, read.complete, head,
-                                 [&progress](std::size_t bytes) { progress.advance(bytes); });
+  read.keys = read_sequence_prefix(input, stream_prefix_limit(host_memory), read.bytes, read.complete,
+                                   [&progress](std::size_t bytes) { progress.advance(bytes); });
   return read;
 }
 

@@ -5,13 +5,12 @@
 
 #include <cstdint>
 #include <memory>
-#include <span>
 
 #include "report/progress.hpp"
 #include "host/checksum.hpp"
 #include "host/top_digit_histogram.hpp"
 #include "io/host_buffer.hpp"
-#include "io/input_file.hpp"
+#include "io/input_sequence.hpp"
 #include "sort/sort_plan.hpp"
 
 namespace rmgsort {
@@ -27,15 +26,15 @@ struct KeysInMemory {
   std::unique_ptr<TopDigitHistogram> top_digits;
 };
 
-// The file `input`, planned in memory or in rounds, read on `threads` threads into memory placed
-// for the plan's engine; page-locked before it is read when the engine sorts it where it lies.
-[[nodiscard]] KeysInMemory read_file_keys(const SortPlan& plan, const InputFile& input, SortOrder order, bool verify,
-                                          unsigned threads, Progress& progress);
+// The regular `input` (one file or several), planned in memory or in rounds, read on `threads`
+// threads into memory placed for the plan's engine; page-locked before it is read when the engine
+// sorts it where it lies.
+[[nodiscard]] KeysInMemory read_file_keys(const SortPlan& plan, const InputSequence& input, SortOrder order,
+                                          bool verify, unsigned threads, Progress& progress);
 
-// The first stream_prefix_limit(host_memory) bytes of the stream `input`, or all of it; `head`: its
-// first bytes, read already (read_stream_prefix).
-[[nodiscard]] KeysInMemory read_stream_keys(const InputFile& input, std::uint64_t host_memory, Progress& progress,
-                                            std::span<const std::byte> head = {});
+// The first stream_prefix_limit(host_memory) bytes of the stream `input`, or all of it
+// (read_sequence_prefix).
+[[nodiscard]] KeysInMemory read_stream_keys(InputSequence& input, std::uint64_t host_memory, Progress& progress);
 
 // A stream read and planned: a complete one gets its checksum (--verify) and is page-locked when
 // the engine sorts it where it lies. (A file gets both while it is read.)

@@ -66,6 +66,7 @@ SortOutcome sort_in_memory_rounds(SortEngine& engine, KeysInMemory& keys, const 
       },
       keys.top_digits.get());
   outcome.verify_failure = sink.finish(keys.checksum);
+  outcome.duplicates_dropped = sink.duplicates_dropped();
   outcome.times.partition = outcome.rounds->partition_seconds;
   for (double s : outcome.rounds->round_sort_seconds) outcome.times.sort += s;
   outcome.times.write = phase.lap() - outcome.times.partition - outcome.times.sort;  // what the sorts did not hide

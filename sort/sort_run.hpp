@@ -19,20 +19,22 @@ namespace rmgsort {
 struct SortRun {
   SortOrder order = SortOrder::ascending;
   bool verify = false;       // check order and checksum before anything is committed
+  // --unique: only the first record of each run of equal keys is written (sort/unique_filter.hpp).
+  // The drivers hand on memory of their own that nothing reads again but the writers (the round
+  // buffers, the partition buffer, the engine's output buffers, the keys sorted in place), so the
+  // records kept are moved together where they lie before they are written.
+  bool unique = false;
   int output_fd = -1;        // where the sorted records are written; -1: nowhere (--index-output alone)
   std::string output_name;   // the output as the writers name it in their errors
   int index_fd = -1;         // --index-output: where the records' input positions are written; -1: none
   std::string index_name;
   Progress* progress = nullptr;
-  // A stream's length in bytes when it was stated before its data (a .npy header's): one sorted
-  // through spill files is refused when it differs, once its streaming pass is over and before any
-  // record is written. (One read whole into memory is checked by its reader.)
-  std::optional<std::uint64_t> stream_bytes;
   // Writes what precedes the records in the outputs (a .npy header), once the input is known to be
   // what it says; empty when nothing is left to write. Set only for a stream sorted through spill
-  // files: their driver calls it after the streaming pass, past the stream_bytes check, so a refused
-  // stream writes nothing, not even to a pipe. (Every other input is read and checked whole, or is a
-  // file whose size was checked, before its caller writes the heads.)
+  // files: their driver calls it after the streaming pass, which read the stream to its end and so
+  // checked each part's length against its .npy header (io/input_sequence.hpp): a refused stream
+  // writes nothing, not even to a pipe. (Every other input is read and checked whole, or is a file
+  // whose size was checked, before its caller writes the heads.)
   std::function<void()> write_heads;
 };
 
@@ -50,7 +52,8 @@ struct RoundsReport {
 };
 
 struct SortOutcome {
-  std::uint64_t bytes = 0;     // sorted and written
+  std::uint64_t bytes = 0;     // sorted (and written, less the duplicates --unique dropped)
+  std::uint64_t duplicates_dropped = 0;  // records --unique left out
   std::string verify_failure;  // why --verify failed; "" when it passed or was not asked for
   PhaseTimes times;
   std::optional<RoundsReport> rounds;  // sorted in rounds in memory

@@ -1,7 +1,8 @@
 // Where sorted records go, round by round in order: checked when --verify asks (order across rounds,
-// and a checksum of whole records compared with the input's at the end) and written by ChunkWriters
-// (the records to the output, their input positions to --index-output), whose write of one round
-// runs while the next one is sorted.
+// and a checksum of whole records compared with the input's at the end: of every record sorted,
+// before --unique leaves any out), filtered by --unique (the first record of each run of equal keys,
+// runs going on across rounds) and written by ChunkWriters (the records to the output, their input
+// positions to --index-output), whose write of one round runs while the next one is sorted.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +17,7 @@
 #include "report/progress.hpp"
 #include "sort/sort_engine.hpp"
 #include "sort/sort_run.hpp"
+#include "sort/unique_filter.hpp"
 
 namespace rmgsort {
 
@@ -33,21 +35,27 @@ class SortedSink {
   // Records of LAYOUT (the user's); EXPECTED_RECORDS (0: unknown) sizes the outputs of a regular file.
   SortedSink(const SortRun& run, const RecordLayout& layout, std::uint64_t expected_records)
       : layout_(layout), order_check_(layout, run.order), verify_(run.verify), progress_(*run.progress) {
+    if (run.unique) unique_.emplace(layout, run.order);
     if (run.output_fd >= 0)
       records_.emplace(run.output_fd, run.output_name, WriteOptions{}, expected_records * layout.record_size);
     if (run.index_fd >= 0) positions_.emplace(run.index_fd, run.index_name, WriteOptions{}, expected_records * 8);
   }
 
-  // ROUND must stay unchanged until the next call or finish() returns.
+  // ROUND must stay unchanged until the next call or finish() returns (but by the sink: with
+  // --unique, it moves the records it keeps to the round's front, SortRun::unique says why it may).
   void operator()(const SortedRound& round) {
     if (verify_) {
       order_check_.feed(round.records.data(), round.records.size());
       checksum_ += checksum_records(round.records.data(), round.records.size(), layout_.record_size);
     }
-    if (records_) records_->append(round.records);
-    if (positions_) positions_->append(std::as_bytes(round.positions));
+    const SortedRound written = unique_ ? unique_->keep_firsts(round) : round;
+    if (records_) records_->append(written.records);
+    if (positions_) positions_->append(std::as_bytes(written.positions));
     progress_.advance(round.records.size());
   }
+
+  // Records --unique left out so far.
+  [[nodiscard]] std::uint64_t duplicates_dropped() const { return unique_ ? unique_->dropped() : 0; }
 
   // Waits for the writes; returns why --verify fails ("" when it passes or was not asked for).
   std::string finish(const KeyChecksum& input_checksum) {
@@ -59,6 +67,7 @@ class SortedSink {
 
  private:
   RecordLayout layout_;
+  std::optional<UniqueFilter> unique_;
   std::optional<ChunkWriter> records_;
   std::optional<ChunkWriter> positions_;
   OrderChecker order_check_;

@@ -44,7 +44,7 @@ class RoundMemory {
 
 }  // namespace
 
-SortOutcome sort_through_spill(SortPlan& plan, const InputFile& input, HostBuffer prefix, const std::string& temp_dir,
+SortOutcome sort_through_spill(SortPlan& plan, InputSequence& input, HostBuffer prefix, const std::string& temp_dir,
                                const SortRun& run) {
   SortEngine& engine = *plan.engine;
   const RecordLayout& layout = engine.layout();
@@ -58,12 +58,13 @@ SortOutcome sort_through_spill(SortPlan& plan, const InputFile& input, HostBuffe
   Stopwatch phase;
   // The sink starts writing where the output's descriptor stands, so it is opened after the heads:
   // at once when there are none left to write (a file's, checked by its size, were written before),
-  // else once the streaming pass has proved the stream's length.
+  // else once the streaming pass has read the stream to its end (its reader checks each part's
+  // length against its .npy header).
   std::optional<SortedSink> sink;
   const auto open_sink = [&] {
     if (sink) return;
     if (run.write_heads) run.write_heads();
-    sink.emplace(run, user, input.regular ? input.size / user.record_size : 0);
+    sink.emplace(run, user, input.regular() ? input.size() / user.record_size : 0);
   };
   if (!run.write_heads) open_sink();
   KeyChecksum input_checksum;
@@ -85,9 +86,6 @@ SortOutcome sort_through_spill(SortPlan& plan, const InputFile& input, HostBuffe
     if (run.verify) input_checksum += checksum_records(chunk.data(), chunk.size(), user.record_size);
   };
   job.on_rounds = [&](std::uint64_t done, std::uint64_t total) {
-    if (!sorting_rounds && run.stream_bytes && bytes_in != *run.stream_bytes)
-      throw Error(input.display_name() + ": the stream holds " + std::to_string(bytes_in) +
-                  " bytes of data where its header states " + std::to_string(*run.stream_bytes));
     if (!sorting_rounds) {
       open_sink();
       progress.phase("sorting rounds", bytes_in);
@@ -117,11 +115,12 @@ SortOutcome sort_through_spill(SortPlan& plan, const InputFile& input, HostBuffe
     round_sorted = false;
   };
   progress.phase("spilling " + input.display_name() + " to " + (plan.spill_in_memory ? "memory" : job.temp_dir),
-                 input.regular ? input.size : 0);
+                 input.regular() ? input.size() : 0);
   SpillSource source{&input, prefix.bytes()};
   outcome.spill = spill_sort(job, source);
   open_sink();  // (no round at all: the heads still lead)
   outcome.verify_failure = sink->finish(input_checksum);
+  outcome.duplicates_dropped = sink->duplicates_dropped();
   outcome.bytes = outcome.spill->keys * user.record_size;
   const double total = phase.lap();
   outcome.times.partition = outcome.spill->spill_seconds;

@@ -6,15 +6,15 @@
 #include <string>
 
 #include "io/host_buffer.hpp"
-#include "io/input_file.hpp"
+#include "io/input_sequence.hpp"
 #include "sort/sort_plan.hpp"
 #include "sort/sort_run.hpp"
 
 namespace rmgsort {
 
-// Sorts `input` (after `prefix`, a stream's bytes already read; empty for a file) as `plan` says
-// (plan.path == spill), its spill files in temp_dir ("": $TMPDIR, else /tmp).
-[[nodiscard]] SortOutcome sort_through_spill(SortPlan& plan, const InputFile& input, HostBuffer prefix,
+// Sorts `input` (after `prefix`, a stream's bytes already read; empty for a regular input) as `plan`
+// says (plan.path == spill), its spill files in temp_dir ("": $TMPDIR, else /tmp).
+[[nodiscard]] SortOutcome sort_through_spill(SortPlan& plan, InputSequence& input, HostBuffer prefix,
                                              const std::string& temp_dir, const SortRun& run);
 
 }  // namespace rmgsort

@@ -1,8 +1,5 @@
 #include "sort/spill_sort.hpp"
 
-#include <errno.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstring>
 #include <future>
@@ -17,8 +14,8 @@
 #include "core/error.hpp"
 #include "core/record_rank.hpp"
 #include "io/host_buffer.hpp"
-#include "io/input_file.hpp"
-#include "io/record_stream.hpp"
+#include "io/input_sequence.hpp"
+#include "io/sequence_reading.hpp"
 #include "io/spill_file.hpp"
 
 namespace rmgsort {
@@ -39,19 +36,6 @@ constexpr std::size_t kSamplePieces = 512;
 constexpr std::size_t kMaxSampleBytes = std::size_t{2} << 20;
 constexpr std::size_t kMaxPieceBytes = std::size_t{64} << 10;
 
-// Reads up to `bytes` at `offset` (fewer only at the end of the file).
-std::size_t pread_full(const InputFile& input, std::byte* dst, std::size_t bytes, std::uint64_t offset) {
-  std::size_t got = 0;
-  while (got < bytes) {
-    const ssize_t n = ::pread(input.fd, dst + got, bytes - got, off_t(input.data_offset + offset + got));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) throw_errno(input.display_name(), "read failed");
-    if (n == 0) break;
-    got += std::size_t(n);
-  }
-  return got;
-}
-
 // The most bytes of whole records of RECORD_BYTES within BYTES (at least one record), a multiple of
 // 4096 too where that leaves some: a regular file is then read straight into chunks, no record cut
 // by a read and none copied (O_DIRECT where the reader takes it).
@@ -68,16 +52,16 @@ class ChunkSource {
   virtual std::span<const std::byte> next() = 0;  // empty at the end
 };
 
-// The input, a regular file or a stream after its prefix, in chunks of whole records.
+// The input, regular or a stream after its prefix, in chunks of whole records.
 class InputChunks final : public ChunkSource {
  public:
-  InputChunks(const InputFile& input, std::span<const std::byte> prefix, std::size_t chunk_bytes,
+  InputChunks(InputSequence& input, std::span<const std::byte> prefix, std::size_t chunk_bytes,
               const RecordLayout& layout)
-      : stream_(input, layout, chunk_bytes, prefix, CutRecordMessage::bytes_after_last) {}
-  std::span<const std::byte> next() override { return stream_.next(); }
+      : records_(input, layout, chunk_bytes, prefix) {}
+  std::span<const std::byte> next() override { return records_.next(); }
 
  private:
-  RecordStream stream_;
+  SequenceRecords records_;
 };
 
 // One round of a spill file.
@@ -124,12 +108,12 @@ class SpillSorter {
 
   // Partitions the input by its first rank word and finishes every round.
   void sort(const SpillSource& source) {
-    const InputFile& input = *source.input;
+    InputSequence& input = *source.input;
     const std::size_t bytes = job_.layout.record_size;
     // Input chunks whose records, positions appended, fit a chunk.
     const std::size_t chunk_bytes = whole_records_chunk(job_.chunk_bytes / spilled_.record_size * bytes, bytes);
-    if (input.regular) {
-      const std::uint64_t records = input.size / bytes;
+    if (input.regular()) {
+      const std::uint64_t records = input.size() / bytes;
       const auto splitters = Splitters<std::uint64_t>::from_sample(sample_file(input).words(), rounds_for(records), 0, 0);
       partition(std::make_unique<InputChunks>(input, std::span<const std::byte>{}, chunk_bytes, job_.layout),
                 splitters, 0, records, 1, 0);
@@ -281,15 +265,14 @@ class SpillSorter {
     return offsets;
   }
 
-  // A sample of the first rank word of the records of `input`, a regular file: pieces at random
-  // offsets.
-  Sample sample_file(const InputFile& input) const {
+  // A sample of the first rank word of the records of `input`, regular: pieces at random offsets.
+  Sample sample_file(const InputSequence& input) const {
     const std::size_t bytes = job_.layout.record_size;
     Sample sample(sample_words());
     std::vector<std::byte> piece(piece_records(bytes) * bytes);
     visit_rank(job_.layout, job_.order, [&](const auto& rank) {
-      for (const std::uint64_t offset : sample_offsets(input.size, bytes, input.size)) {
-        const std::size_t got = pread_full(input, piece.data(), piece.size(), offset);
+      for (const std::uint64_t offset : sample_offsets(input.size(), bytes, input.size())) {
+        const std::size_t got = input.read_at(piece.data(), piece.size(), offset);
         sample_records(sample, rank, 0, piece.data(), got, bytes);
       }
     });

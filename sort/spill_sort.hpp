@@ -36,12 +36,13 @@
 
 namespace rmgsort {
 
-struct InputFile;
+class InputSequence;
 
-// Where the records come from: a regular file (sampled at random offsets), or a stream whose first
-// `prefix` bytes were read already (sampled from that prefix).
+// Where the records come from: the inputs' concatenation (io/input_sequence.hpp), regular (sampled
+// at random offsets) or a stream whose first `prefix` bytes were read already (sampled from that
+// prefix).
 struct SpillSource {
-  const InputFile* input = nullptr;
+  InputSequence* input = nullptr;
   std::span<const std::byte> prefix;  // streams only; then the rest of `input`
 };
 

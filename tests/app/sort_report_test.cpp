@@ -25,7 +25,7 @@ SortPlan cpu_plan(std::uint64_t keys) {
 
 SortOptions options_to_file() {
   SortOptions options;
-  options.input = "in.u64";
+  options.inputs = {"in.u64"};
   options.output = "out.u64";
   options.layout = kU64;
   options.stats = "stats.json";
@@ -113,6 +113,27 @@ TEST(SortStatsTest, AVerifyFailureIsAnErrorOfExitCode1WithWhatTheSortDid) {
   EXPECT_EQ(json["phases_seconds"]["sort"], 0.25);
 }
 
+TEST(SortStatsTest, UniqueCountsTheRecordsKeptAndTheDuplicatesDropped) {
+  const SortPlan plan = cpu_plan(1000);
+  SortOptions options = options_to_file();
+  options.unique = true;
+  SortReport report = finished_report();
+  report.outcome->duplicates_dropped = 10;
+  const Json json = sort_stats_json(options, &plan, report);
+  EXPECT_EQ(json["unique"], true);
+  EXPECT_EQ(json["records"], 1000) << "the records sorted";
+  EXPECT_EQ(json["records_kept"], 990);
+  EXPECT_EQ(json["duplicates_dropped"], 10);
+}
+
+TEST(SortStatsTest, WithoutUniqueEveryRecordIsKeptAndNoneDroppedIsNull) {
+  const SortPlan plan = cpu_plan(1000);
+  const Json json = sort_stats_json(options_to_file(), &plan, finished_report());
+  EXPECT_EQ(json["unique"], false);
+  EXPECT_EQ(json["records_kept"], 1000);
+  EXPECT_TRUE(json["duplicates_dropped"].is_null()) << "does not apply without --unique";
+}
+
 TEST(SortStatsTest, ARunThatFailedBeforeItsPlanHasNullsWhereItDidNotReach) {
   SortReport report;
   report.input_name = "stdin";
@@ -123,7 +144,8 @@ TEST(SortStatsTest, ARunThatFailedBeforeItsPlanHasNullsWhereItDidNotReach) {
   EXPECT_EQ(json["error"], report.end.error);
   EXPECT_EQ(json["input"], "stdin");
   for (const char* member :
-       {"input_format", "key_type", "record_size", "key_offset", "keys", "records", "bytes", "engine", "cpu_because",
+       {"input_format", "key_type", "record_size", "key_offset", "keys", "records", "bytes", "records_kept",
+        "duplicates_dropped", "engine", "cpu_because",
         "plan", "read_direct_io", "rounds", "round_keys", "round_sort_seconds", "spilled", "spilled_bytes",
         "spill_levels", "round_partition", "gpu"})
     EXPECT_TRUE(json[member].is_null()) << member << ": " << json[member];

@@ -48,6 +48,8 @@ sort_error() {
 
 echo "== input errors"
 sort_error "missing input" "missing.bin;No such file or directory" sort "$IN/missing.bin" -o @OUT@ -t u32
+sort_error "missing second input" "missing.bin;No such file or directory" sort "$IN/keys.bin" "$IN/missing.bin" -o @OUT@ -t u32
+sort_error "second input of 4001 bytes" "odd4001.bin;4001;not a whole number;u32" sort "$IN/keys.bin" "$IN/odd4001.bin" -o @OUT@ -t u32
 sort_error "input is a directory" "adir;is a directory" sort "$WORK/adir" -o @OUT@ -t u32
 sort_error "u32 input of 4001 bytes" "odd4001.bin;4001;not a whole number;u32" sort "$IN/odd4001.bin" -o @OUT@ -t u32
 sort_error "u64 input of 12 bytes" "odd12.bin;12;not a whole number;u64" sort "$IN/odd12.bin" -o @OUT@ -t u64
@@ -120,13 +122,10 @@ usage_error "unknown option before the command" \
 usage_error "--count and --size" "rmgsort: --count and --size exclude each other (generate takes one of them)" \
   "$GENERATE_HINT" generate -o out -t u32 --count 10 --size 1K
 usage_error "no command" "rmgsort: no command given (expected sort, merge, generate or check)" "$MAIN_HINT"
-usage_error "a second input" "rmgsort: unexpected argument 'b.bin' (sort takes one INPUT)" "$SORT_HINT" \
-  sort a.bin b.bin -t u32
 usage_error "a second FILE to check" "rmgsort: unexpected argument 'b.bin' (check takes one FILE)" "$CHECK_HINT" \
   check a.bin b.bin -t u32
 usage_error "a positional for generate" "rmgsort: unexpected argument 'extra' (generate takes options only)" \
   "$GENERATE_HINT" generate -o out -t u32 --count 1 extra
-usage_error "generate without -o" "rmgsort: generate needs -o/--output FILE" "$GENERATE_HINT" generate -t u32 --count 1
 usage_error "generate without -t" "rmgsort: generate needs -t/--type TYPE" "$GENERATE_HINT" generate -o out --count 1
 usage_error "check without FILE" "rmgsort: check needs FILE" "$CHECK_HINT" check -t u32
 usage_error "--threads abc" "rmgsort: --threads: 'abc' is not a whole number from 1 to 4096" "$SORT_HINT" \

@@ -274,4 +274,63 @@ for case in "simple.npy" "rows.npy --key price" "rows.npy --key tag"; do
   done
 done
 
+# --unique and several inputs on the GPUs (issue 15): each output must be the CPU's byte for byte
+# (tests/e2e/unique_test.sh and several_inputs_test.sh compare the CPU's with numpy), on every GPU
+# path: in memory, in rounds (--gpu-memory 8M: the sink filters each round, runs of equal keys going
+# on across rounds), through spill files (--host-memory 8M), with positions.
+# same_as_cpu NAME ARGS...: rmgsort sort ARGS... on the GPUs (gpu.out, gpu.idx) is the CPU's, and
+# ran on the GPU engine; CPU_ROUNDS (when set) says at least that many rounds.
+same_as_cpu() {
+  local name=$1
+  shift
+  "$RMGSORT" sort "$@" --gpus none -o "$WORK/cpu.out" --index-output "$WORK/cpu.idx" 2>/dev/null
+  for gpu_args in "--gpus $every_gpu" "--gpus 0 --gpu-memory 8M" "--gpus $every_gpu --host-memory 8M -T $WORK"; do
+    begin "$name, $gpu_args"
+    rmg sort "$@" $gpu_args -o "$WORK/gpu.out" --index-output "$WORK/gpu.idx" --stats "$WORK/stats.json"
+    expect_rc 0
+    [[ $RC -eq 0 && $(engine_of "$WORK/stats.json") == gpu ]] || fail "not sorted by the GPU engine"
+    if [[ $RC -eq 0 && $gpu_args == *gpu-memory* ]]; then
+      rounds=$(rounds_of "$WORK/stats.json")
+      ((rounds >= 2)) || fail "expected at least 2 rounds, got $rounds"
+    fi
+    cmp -s "$WORK/cpu.out" "$WORK/gpu.out" || fail "the GPUs' output differs from the CPU's"
+    cmp -s "$WORK/cpu.idx" "$WORK/gpu.idx" || fail "the GPUs' positions differ from the CPU's"
+    end
+  done
+}
+rmg generate -o "$WORK/u1" -t u32 --count 4000037 --dist zipf:1.0 --seed 21
+rmg generate -o "$WORK/u2" -t u32 --count 3000017 --dist zipf:1.0 --seed 22
+rmg generate -o "$WORK/f1" -t f32 --count 3000017 --dist special --seed 23
+make_records "$WORK/r1" 2000003 13 3 4
+same_as_cpu "unique u32 zipf" "$WORK/u1" -t u32 -u
+same_as_cpu "unique u32 zipf, descending" "$WORK/u1" -t u32 -u -r
+same_as_cpu "unique f32 specials (NaNs by bit pattern, -0.0 and +0.0)" "$WORK/f1" -t f32 -u
+same_as_cpu "unique 13-byte records (u32 at 3)" "$WORK/r1" -t u32 --record-size 13 --key-offset 3 -u
+same_as_cpu "two inputs" "$WORK/u1" "$WORK/u2" -t u32
+same_as_cpu "two inputs, unique" "$WORK/u1" "$WORK/u2" -t u32 -u
+python3 - "$WORK" <<'PY'
+import sys
+import numpy as np
+rng = np.random.default_rng(9)
+np.save(sys.argv[1] + "/dup.npy", rng.integers(0, 100000, 3000017, dtype="<u8"))
+PY
+for gpu_args in "--gpus $every_gpu" "--gpus 0 --gpu-memory 8M"; do
+  begin "unique .npy, $gpu_args: the header's shape the count kept, the CPU's bytes"
+  rmg sort "$WORK/dup.npy" -u --gpus none -o "$WORK/cpu.npy" --index-output "$WORK/cpu.idx.npy"
+  rmg sort "$WORK/dup.npy" -u $gpu_args -o "$WORK/gpu.npy" --index-output "$WORK/gpu.idx.npy" --stats "$WORK/stats.json"
+  expect_rc 0
+  [[ $RC -eq 0 && $(engine_of "$WORK/stats.json") == gpu ]] || fail "not sorted by the GPU engine"
+  cmp -s "$WORK/cpu.npy" "$WORK/gpu.npy" || fail "the GPUs' .npy output differs from the CPU's"
+  cmp -s "$WORK/cpu.idx.npy" "$WORK/gpu.idx.npy" || fail "the GPUs' .npy index differs from the CPU's"
+  end
+done
+begin "several inputs with stdin (a pipe) among them, in rounds on the GPUs"
+"$RMGSORT" sort "$WORK/u1" - -t u32 --gpus none -o "$WORK/cpu.out" < <(cat "$WORK/u2")
+"$RMGSORT" sort "$WORK/u1" - -t u32 --gpus 0 --gpu-memory 8M -o "$WORK/gpu.out" --stats "$WORK/stats.json" < <(cat "$WORK/u2")
+RC=$?
+expect_rc 0
+[[ $RC -eq 0 && $(engine_of "$WORK/stats.json") == gpu ]] || fail "not sorted by the GPU engine"
+cmp -s "$WORK/cpu.out" "$WORK/gpu.out" || fail "the GPUs' output differs from the CPU's"
+end
+
 summary

@@ -172,6 +172,36 @@ TEST(Cleanup, SigpipeIsIgnored) {
   EXPECT_EQ(WEXITSTATUS(status), 5);
 }
 
+TEST(Cleanup, SigpipeInheritedIgnoredIsRemembered) {
+  const auto inherited_ignore_seen = [](bool ignored) {
+    return test::run_in_child([ignored] {
+      signal(SIGPIPE, ignored ? SIG_IGN : SIG_DFL);
+      install_cleanup_signal_handlers();
+      return sigpipe_inherited_ignored() ? 1 : 0;
+    });
+  };
+  const int ignored = inherited_ignore_seen(true);
+  ASSERT_TRUE(WIFEXITED(ignored));
+  EXPECT_EQ(WEXITSTATUS(ignored), 1);
+  const int handled = inherited_ignore_seen(false);
+  ASSERT_TRUE(WIFEXITED(handled));
+  EXPECT_EQ(WEXITSTATUS(handled), 0);
+}
+
+// After install_cleanup_signal_handlers() ignored it, and even blocked: the process dies of SIGPIPE.
+TEST(Cleanup, DieOfSigpipeKillsBySigpipe) {
+  const int status = test::run_in_child([]() -> int {
+    install_cleanup_signal_handlers();
+    sigset_t pipe_only;
+    sigemptyset(&pipe_only);
+    sigaddset(&pipe_only, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe_only, nullptr);
+    die_of_sigpipe();
+  });
+  ASSERT_TRUE(WIFSIGNALED(status)) << "exited with " << (WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+  EXPECT_EQ(WTERMSIG(status), SIGPIPE);
+}
+
 TEST(Cleanup, RegistrationRaiiAndReuse) {
   test::TempDir dir(test::disk_directory());
   // Many registrations over time reuse slots; the registry never fills up.

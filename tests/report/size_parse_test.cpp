@@ -34,6 +34,38 @@ TEST(ParseSizeTest, MalformedSizesNameTheOptionAndTheText) {
   EXPECT_THROW((void)parse_size("0", "--gpu-memory"), Error);
 }
 
+TEST(ParseSizeOrPercentTest, PercentagesAreSharesOfTheWhole) {
+  constexpr std::uint64_t kWhole = std::uint64_t{64} << 30;
+  EXPECT_EQ(parse_size_or_percent("50%", "--host-memory", kWhole), kWhole / 2);
+  EXPECT_EQ(parse_size_or_percent("100%", "--host-memory", kWhole), kWhole);
+  EXPECT_EQ(parse_size_or_percent("12.5%", "--host-memory", kWhole), kWhole / 8);
+  EXPECT_EQ(parse_size_or_percent("1%", "--host-memory", 1000), 10u);
+  EXPECT_EQ(parse_size_or_percent("33%", "--host-memory", 1000), 330u);
+  EXPECT_EQ(parse_size_or_percent("0.5%", "--host-memory", 999), 4u);  // rounded down
+  EXPECT_EQ(parse_size_or_percent("100%", "--host-memory", UINT64_MAX), UINT64_MAX);
+}
+
+TEST(ParseSizeOrPercentTest, WithoutPercentSignItIsASize) {
+  EXPECT_EQ(parse_size_or_percent("4096", "--host-memory", 1000), 4096u);  // bytes, not a share
+  EXPECT_EQ(parse_size_or_percent("50", "--host-memory", 1000), 50u);
+  EXPECT_EQ(parse_size_or_percent("2G", "--host-memory", 1000), 2ull << 30);
+  EXPECT_THROW((void)parse_size_or_percent("0", "--host-memory", 1000), Error);
+}
+
+TEST(ParseSizeOrPercentTest, ZeroMoreThan100AndMalformedAreRefusedNamingTheOption) {
+  for (const char* bad : {"0%", "0.0%", "100.5%", "101%", "150%", "%", "-5%", "+5%", "5%%", "5 %", "1e1%", "inf%",
+                          "nan%", "5G%", "0.01%"}) {
+    try {
+      (void)parse_size_or_percent(bad, "--host-memory", 1000);  // 0.01% of 1000 bytes: less than one byte
+      ADD_FAILURE() << "accepted '" << bad << "'";
+    } catch (const Error& e) {
+      const std::string message = e.what();
+      EXPECT_EQ(message.rfind("--host-memory: ", 0), 0u) << message;
+      EXPECT_NE(message.find(bad), std::string::npos) << message;
+    }
+  }
+}
+
 TEST(ParseCountTest, SuffixesArePowersOf1000) {
   EXPECT_EQ(parse_count("1000", "--count"), 1000u);
   EXPECT_EQ(parse_count("4k", "--count"), 4000u);

@@ -63,8 +63,8 @@ class MergeFixture {
     if (job_.host_memory == 0) job_.host_memory = 64 << 20;
     const UniqueFd records(::open(dir_.file("out").c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
     const UniqueFd positions_file(::open(dir_.file("positions").c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
-    job_.run = SortRun{order, true, records.get(), "out", positions ? positions_file.get() : -1, "positions",
-                       &progress_, std::nullopt, {}};
+    job_.run = SortRun{order, true, /*unique=*/false, records.get(), "out", positions ? positions_file.get() : -1,
+                       "positions", &progress_, {}};
     MergeOutcome outcome;
     merge_inputs(job_, outcome);
     return outcome;

@@ -23,6 +23,7 @@
 #include "host/radix_sort.hpp"
 #include "core/error.hpp"
 #include "io/input_file.hpp"
+#include "io/input_sequence.hpp"
 #include "io/spill_file.hpp"
 #include "../host/spill_test_records.hpp"
 #include "../io/io_test_support.hpp"
@@ -102,6 +103,21 @@ TEST(SpillFileTest, AnUnusableTempDirIsNamed) {
 // whole number of keys) were read already, as a stream's prefix.
 enum class Source { file, stream_after_prefix };
 
+// INPUT as the spill pass reads it: a sequence of one part, on a descriptor of its own (INPUT closes
+// its own).
+InputSequence one_part(const InputFile& input, const RecordLayout& layout) {
+  std::vector<InputPart> parts(1);
+  parts[0].file = InputFile(input.path, ::dup(input.fd), input.regular, input.size);
+  return InputSequence(std::move(parts), layout);
+}
+
+// A stream's first PREFIX_BYTES, read from INPUT as read_sequence_prefix reads them before the pass.
+std::vector<std::byte> read_prefix(InputSequence& input, std::size_t prefix_bytes) {
+  std::vector<std::byte> prefix(prefix_bytes);
+  EXPECT_EQ(input.read(prefix.data(), prefix.size()), prefix_bytes);
+  return prefix;
+}
+
 // spill_sort of `dist` keys from `source`, rounds of `round_keys`, chunks of `chunk_bytes`: the
 // rounds handed on, joined, are the keys in std::sort's order; returns the report.
 SpillReport spill_sorted(const std::string& dist, std::uint64_t count, std::uint64_t round_keys,
@@ -122,7 +138,7 @@ SpillReport spill_sorted(const std::string& dist, std::uint64_t count, std::uint
     file = open_input(path);
     ::unlink(path.c_str());
   } else {
-    pipe.emplace(std::vector<std::byte>(bytes.begin() + std::ptrdiff_t(prefix_bytes), bytes.end()));
+    pipe.emplace(std::vector<std::byte>(bytes.begin(), bytes.end()));
   }
   std::vector<std::uint64_t> buffers(2 * round_keys), scratch(round_keys), sorted;
   SpillJob job;
@@ -143,8 +159,10 @@ SpillReport spill_sorted(const std::string& dist, std::uint64_t count, std::uint
     const auto* begin = reinterpret_cast<const std::uint64_t*>(round.data());
     sorted.insert(sorted.end(), begin, begin + round.size() / 8);
   };
-  const SpillReport report = source == Source::file ? spill_sort(job, SpillSource{&*file, {}})
-                                                    : spill_sort(job, SpillSource{&pipe->input(), bytes.first(prefix_bytes)});
+  InputSequence input = one_part(source == Source::file ? *file : pipe->input(), job.layout);
+  const std::vector<std::byte> prefix =
+      source == Source::file ? std::vector<std::byte>() : read_prefix(input, prefix_bytes);
+  const SpillReport report = spill_sort(job, SpillSource{&input, prefix});
   if (order == SortOrder::ascending) {
     std::sort(keys.begin(), keys.end());
   } else {
@@ -221,7 +239,7 @@ SpillReport spill_records_sorted(const std::vector<std::byte>& records, const Re
     file = open_input(path);
     ::unlink(path.c_str());
   } else {
-    pipe.emplace(std::vector<std::byte>(records.begin() + std::ptrdiff_t(prefix_bytes), records.end()));
+    pipe.emplace(records);
   }
   SpillJob job;
   job.layout = layout;
@@ -253,10 +271,10 @@ SpillReport spill_records_sorted(const std::vector<std::byte>& records, const Re
     EXPECT_LE(round.size(), run.round_keys * size);
     sorted.insert(sorted.end(), round.begin(), round.end());
   };
-  const SpillReport report =
-      run.source == Source::file
-          ? spill_sort(job, SpillSource{&*file, {}})
-          : spill_sort(job, SpillSource{&pipe->input(), std::span<const std::byte>(records).first(prefix_bytes)});
+  InputSequence input = one_part(run.source == Source::file ? *file : pipe->input(), layout);
+  const std::vector<std::byte> prefix =
+      run.source == Source::file ? std::vector<std::byte>() : read_prefix(input, prefix_bytes);
+  const SpillReport report = spill_sort(job, SpillSource{&input, prefix});
   const std::vector<std::byte> expected =
       test::stable_sorted(run.append_position ? test::with_positions(records, layout) : records, spilled, run.order);
   EXPECT_EQ(sorted.size(), expected.size());

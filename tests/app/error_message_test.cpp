@@ -1,0 +1,61 @@
+// What an exception that ends a command becomes: its message and exit status, a reader that closed
+// the pipe early (EPIPE) ending quietly by SIGPIPE (status 141) unless SIGPIPE was inherited ignored.
+#include "app/error_message.hpp"
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <new>
+#include <stdexcept>
+
+#include "app/commands.hpp"
+#include "core/error.hpp"
+#include "io/cleanup.hpp"
+
+namespace rmgsort {
+namespace {
+
+const Error kClosedPipe("standard output: write failed: Broken pipe", EPIPE);
+
+TEST(ErrorMessage, ClosedPipeEndsBySigpipeWithStatus141) {
+  // This test program never installed the handlers: SIGPIPE counts as not inherited ignored.
+  ASSERT_FALSE(sigpipe_inherited_ignored());
+  EXPECT_TRUE(ends_by_sigpipe(kClosedPipe));
+  EXPECT_EQ(exit_status_of(kClosedPipe), 141);
+  EXPECT_EQ(exit_status_of(kClosedPipe), kExitClosedPipe);
+  EXPECT_EQ(error_message(kClosedPipe, "sort"),
+            "standard output: write failed: Broken pipe (the reader closed the pipe early)");
+}
+
+TEST(ErrorMessage, ClosedPipeIsAnErrorWhenSigpipeWasInheritedIgnored) {
+  std::fflush(nullptr);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    signal(SIGPIPE, SIG_IGN);
+    install_cleanup_signal_handlers();
+    _exit(!ends_by_sigpipe(kClosedPipe) && exit_status_of(kClosedPipe) == kExitError ? 0 : 1);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+}
+
+TEST(ErrorMessage, OtherErrorsExitWith2) {
+  const Error no_space("out.bin: write failed: No space left on device", ENOSPC);
+  EXPECT_FALSE(ends_by_sigpipe(no_space));
+  EXPECT_EQ(exit_status_of(no_space), kExitError);
+  EXPECT_EQ(error_message(no_space, "sort"), "out.bin: write failed: No space left on device");
+  const Error no_memory("keys: cannot allocate", ENOMEM);
+  EXPECT_EQ(exit_status_of(no_memory), kExitError);
+  EXPECT_NE(error_message(no_memory, "sort").find("--host-memory"), std::string::npos);
+  EXPECT_EQ(exit_status_of(std::bad_alloc()), kExitError);
+  EXPECT_EQ(error_message(std::runtime_error("odd"), "check"), "unexpected error: odd");
+  EXPECT_EQ(exit_status_of(std::runtime_error("odd")), kExitError);
+}
+
+}  // namespace
+}  // namespace rmgsort
