@@ -3,7 +3,7 @@
 # quietly, killed by SIGPIPE as the shell expects (status 141 under `set -o pipefail`, nothing on
 # standard error), with nothing committed and no temporary left; --stats FILE records exit_code 141
 # and why. For every output that can be a pipe (sort's -o -, --index-output -, --stats -; generate's
-# output; check's line) and on every path (in memory, through spill files, a .npy output). Started
+# output; merge's; check's line) and on every path (in memory, through spill files, a .npy output). Started
 # with SIGPIPE ignored, rmgsort reports the closed pipe as an error (exit 2), as GNU sort does.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 require_python
@@ -90,6 +90,31 @@ stats = json.load(open(sys.argv[1]))
 assert stats["status"] == "error", stats["status"]
 assert stats["exit_code"] == 141, stats["exit_code"]
 assert "standard output" in stats["error"] and "the reader closed the pipe" in stats["error"], stats["error"]
+PY
+) || fail "stats: $why"
+end
+
+echo "== merge"
+"$RMGSORT" sort "$P/in.u64" -t u64 -o "$P/sorted1.u64" --gpus none &&
+  "$RMGSORT" generate -t u64 --size 16M --seed 9 | "$RMGSORT" sort -t u64 -o "$P/sorted2.u64" --gpus none ||
+  { echo "setup failed"; exit 2; }
+
+begin "merge | head -c 16: status 141, nothing on stderr"
+piped merge "$P/sorted1.u64" "$P/sorted2.u64" -t u64
+expect_rc 141
+expect_stderr_empty
+end
+
+begin "merge in passes (--host-memory 4M) with --stats FILE | head -c 16: 141, exit_code 141, nothing left"
+piped merge "$P/sorted1.u64" "$P/sorted2.u64" "$P/sorted1.u64" -t u64 --host-memory 4M -T "$P/temp" \
+  --stats "$P/merge-stats.json"
+expect_rc 141
+expect_stderr_empty
+[[ -z $(ls -A "$P/temp") ]] || fail "left in --temp-dir: $(ls -A "$P/temp")"
+why=$(python3 - "$P/merge-stats.json" <<'PY'
+import json, sys
+stats = json.load(open(sys.argv[1]))
+assert stats["status"] == "error" and stats["exit_code"] == 141, (stats["status"], stats["exit_code"])
 PY
 ) || fail "stats: $why"
 end
