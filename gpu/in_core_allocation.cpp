@@ -54,8 +54,8 @@ InCoreAllocation allocate_in_core(const InCorePlan& plan, std::uint64_t keys,
   for (const GpuFreeMemory& gpu : now) usable = std::min(usable, gpu.usable);
   try {
     const InCorePlan largest = plan_in_core(plan.type, plan.gpus, usable, plan.value_bytes);
-    allocation.sorter = std::make_unique<InCoreSorter>(
-        plan_in_core_for(plan.type, plan.gpus, std::min(keys, largest.round_keys), usable, plan.value_bytes));
+    allocation.sorter =
+        std::make_unique<InCoreSorter>(shrink_in_core_plan(largest, std::min(keys, largest.round_keys)));
   } catch (const Error& error) {
     allocation.replan_failure = error.what();
   }

@@ -42,10 +42,15 @@ struct InCorePlan {
 [[nodiscard]] InCorePlan plan_in_core(KeyType type, const std::vector<int>& gpus,
                                       std::optional<std::uint64_t> gpu_memory_bytes, std::size_t value_bytes = 0);
 
-// The plan for exactly `round_keys` keys (it must fit the GPUs' memory; Error otherwise).
+// The plan for exactly `round_keys` keys (it must fit the GPUs' memory as read now; Error otherwise).
 [[nodiscard]] InCorePlan plan_in_core_for(KeyType type, const std::vector<int>& gpus, std::uint64_t round_keys,
                                           std::optional<std::uint64_t> gpu_memory_bytes,
                                           std::size_t value_bytes = 0);
+
+// FITTED (plan_in_core's) for a round of `round_keys` <= its own: the needs grow with the round, so
+// it fits wherever FITTED did. Reads no free memory: planning compares with one reading only, and
+// memory taken by another process since is for the allocation to meet.
+[[nodiscard]] InCorePlan shrink_in_core_plan(const InCorePlan& fitted, std::uint64_t round_keys);
 
 // Per-GPU and per-phase times of one sort() (CUDA events), and what moved where.
 struct InCoreStats {

@@ -83,8 +83,11 @@ std::vector<GpuFreeMemory> gpu_free_memory(const std::vector<int>& gpus,
   return memory;
 }
 
-InCorePlan plan_in_core_for(KeyType type, const std::vector<int>& gpus, std::uint64_t round_keys,
-                            std::optional<std::uint64_t> gpu_memory_bytes, std::size_t value_bytes) {
+namespace {
+
+// The plan for `round_keys` keys: what each GPU needs, not compared with what it has.
+InCorePlan plan_without_memory_check(KeyType type, const std::vector<int>& gpus, std::uint64_t round_keys,
+                                     std::size_t value_bytes) {
   if (gpus.empty()) throw Error("the in-core GPU sort needs at least one GPU");
   InCorePlan plan;
   plan.type = type;
@@ -97,15 +100,29 @@ InCorePlan plan_in_core_for(KeyType type, const std::vector<int>& gpus, std::uin
                 " keys per GPU; with its epsilon padding that is more than the 2^32 a pass can count");
   for (int device : gpus) {
     ScopedDevice scope(device);
-    const GpuLayout layout = gpu_layout(type, plan.chunk_keys, int(gpus.size()), value_bytes);
-    const std::uint64_t available = available_bytes(device, gpu_memory_bytes);
-    if (layout.need.total() > available)
-      throw Error("GPU " + std::to_string(device) + ": a round of " + std::to_string(round_keys) + " keys needs " +
-                  std::to_string(layout.need.total()) + " bytes on each GPU, more than the " +
-                  std::to_string(available) + " available" + (gpu_memory_bytes ? " (--gpu-memory)" : ""));
-    plan.need.push_back(layout.need);
+    plan.need.push_back(gpu_layout(type, plan.chunk_keys, int(gpus.size()), value_bytes).need);
   }
   return plan;
+}
+
+}  // namespace
+
+InCorePlan plan_in_core_for(KeyType type, const std::vector<int>& gpus, std::uint64_t round_keys,
+                            std::optional<std::uint64_t> gpu_memory_bytes, std::size_t value_bytes) {
+  InCorePlan plan = plan_without_memory_check(type, gpus, round_keys, value_bytes);
+  for (std::size_t i = 0; i < gpus.size(); ++i) {
+    const std::uint64_t available = available_bytes(gpus[i], gpu_memory_bytes);
+    if (plan.need[i].total() > available)
+      throw Error("GPU " + std::to_string(gpus[i]) + ": a round of " + std::to_string(round_keys) + " keys needs " +
+                  std::to_string(plan.need[i].total()) + " bytes on each GPU, more than the " +
+                  std::to_string(available) + " available" + (gpu_memory_bytes ? " (--gpu-memory)" : ""));
+  }
+  return plan;
+}
+
+InCorePlan shrink_in_core_plan(const InCorePlan& fitted, std::uint64_t round_keys) {
+  RMGSORT_EXPECTS(round_keys <= fitted.round_keys, "shrink_in_core_plan: a round no larger than the plan's");
+  return plan_without_memory_check(fitted.type, fitted.gpus, round_keys, fitted.value_bytes);
 }
 
 InCorePlan plan_in_core(KeyType type, const std::vector<int>& gpus, std::optional<std::uint64_t> gpu_memory_bytes,
@@ -132,7 +149,10 @@ InCorePlan plan_in_core(KeyType type, const std::vector<int>& gpus, std::optiona
                   " bytes of GPU memory do not hold even one key per GPU");
     fits = fits == 0 ? lo : std::min(fits, lo);
   }
-  return plan_in_core_for(type, gpus, fits * gpus.size(), gpu_memory_bytes, value_bytes);
+  // From the free memory the bisection read, not a second reading: another process may have taken
+  // some in between, and that is the allocation's to find out (gpu/in_core_allocation.hpp re-plans),
+  // not an error of planning.
+  return plan_without_memory_check(type, gpus, fits * gpus.size(), value_bytes);
 }
 
 }  // namespace rmgsort

@@ -231,8 +231,7 @@ std::unique_ptr<SortEngine> choose_in_core(const std::vector<int>& gpus, std::op
   const KeyType sorted_type = bare ? layout.key_type : pairs ? pair_key_type(layout) : KeyType::u64;
   const std::size_t value_bytes = pairs ? kPairValueBytes : 0;
   const InCorePlan largest = plan_in_core(sorted_type, gpus, gpu_memory, value_bytes);
-  const InCorePlan plan =
-      plan_in_core_for(sorted_type, gpus, std::min(keys, largest.round_keys), gpu_memory, value_bytes);
+  const InCorePlan plan = shrink_in_core_plan(largest, std::min(keys, largest.round_keys));
   InCoreAllocation allocation = allocate_in_core(plan, keys, gpu_memory);
   if (!allocation.sorter) {
     const std::string why = shortage(allocation);

@@ -369,6 +369,27 @@ TEST(InCorePlanTest, MemoryBoundedPlanFitsItsBudgetAndNoMore) {
   }
 }
 
+// A plan shrunk from a fitted one reads no free memory (so memory another process takes meanwhile
+// is the allocation's to meet), and needs what plan_in_core_for's plan of that round needs.
+TEST(InCorePlanTest, AShrunkPlanNeedsWhatAPlanOfItsRoundNeeds) {
+  constexpr std::uint64_t kBudget = std::uint64_t{256} << 20;
+  for (KeyType type : {KeyType::u32, KeyType::u64}) {
+    const std::vector<int> gpus = first_gpus(most_gpus());
+    const InCorePlan fitted = plan_in_core(type, gpus, kBudget);
+    const std::string what = std::string(key_type_name(type)) + " g=" + std::to_string(gpus.size());
+    for (std::uint64_t round : {std::uint64_t{1}, std::uint64_t{1000}, fitted.round_keys / 3, fitted.round_keys}) {
+      const InCorePlan shrunk = shrink_in_core_plan(fitted, round);
+      const InCorePlan checked = plan_in_core_for(type, gpus, round, kBudget);
+      EXPECT_EQ(shrunk.round_keys, round) << what;
+      EXPECT_EQ(shrunk.chunk_keys, checked.chunk_keys) << what << ", round " << round;
+      ASSERT_EQ(shrunk.need.size(), checked.need.size()) << what;
+      for (std::size_t i = 0; i < gpus.size(); ++i)
+        EXPECT_EQ(shrunk.need[i].total(), checked.need[i].total()) << what << ", round " << round << ", GPU " << i;
+    }
+    EXPECT_THROW((void)shrink_in_core_plan(fitted, fitted.round_keys + 1), Error) << what;
+  }
+}
+
 TEST(InCorePlanTest, ABudgetBelowOneKeyIsAnError) {
   try {
     (void)plan_in_core(KeyType::u64, first_gpus(most_gpus()), 16);
