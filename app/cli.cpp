@@ -204,6 +204,8 @@ void add_merge_command(CLI::App& app, MergeOptions& merge, RawOptions& raw) {
       ->check(progress_choices());
   cmd->add_flag("--verify", merge.verify,
                 "Check the output's order and that it holds the inputs' records before committing it");
+  cmd->add_flag("-u,--unique", merge.unique,
+                "Keep only the first record of each run of equal keys (the first in input order; as sort -m -u)");
   apply_value_rules(*cmd);
 }
 

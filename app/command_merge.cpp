@@ -107,7 +107,7 @@ int merge_and_commit(const MergeOptions& options, const Stopwatch& wall, StatsOu
   if (!options.output.empty()) output = OutputFile::create(options.output);
   if (!options.index_output.empty()) index = OutputFile::create(options.index_output);
   Progress progress(progress_mode_beside_keys(options.progress, options.output == "-" || options.index_output == "-"));
-  SortRun run{options.order, options.verify, /*unique=*/false, -1, "", -1, "", &progress, {}};
+  SortRun run{options.order, options.verify, options.unique, -1, "", -1, "", &progress, {}};
   if (output) {
     run.output_fd = output->fd();
     run.output_name = output->is_stdout() ? "standard output" : output->path();
@@ -116,7 +116,8 @@ int merge_and_commit(const MergeOptions& options, const Stopwatch& wall, StatsOu
     run.index_fd = index->fd();
     run.index_name = index->is_stdout() ? "standard output" : index->path();
   }
-  write_merge_headers(files, run);
+  if (options.unique) require_rewritable_merge_headers(files, run);  // before anything is read
+  const MergeHeads heads = write_merge_headers(files, run);
   const MergeJob job{files.layout,          std::move(files.inputs), options.temp_dir, report.host_memory_limit, 0,
                      std::size_t(report.threads), run};
   merge_inputs(job, report.outcome);
@@ -131,6 +132,8 @@ int merge_and_commit(const MergeOptions& options, const Stopwatch& wall, StatsOu
     write_failure_stats(stats, options, report);
     return kExitCheckFailed;
   }
+  if (options.unique)
+    rewrite_merge_headers(files, run, heads, report.outcome.records - report.outcome.duplicates_dropped);
   // As sort: every output closed and checked, then the statistics, then the renames.
   if (output) output->finish_writing();
   if (index) index->finish_writing();

@@ -92,6 +92,7 @@ struct MergeOptions {
   std::string stats;                         // "" none, "-" standard output, else a file
   ProgressMode progress = ProgressMode::automatic;
   bool verify = false;
+  bool unique = false;  // --unique: the first record of each run of equal keys (only the last pass filters)
 };
 
 // Each returns an exit code; errors are thrown as rmgsort::Error.

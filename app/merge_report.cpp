@@ -39,8 +39,12 @@ Json merge_stats_json(const MergeOptions& options, const MergeReport& report) {
   json["inputs"] = report.inputs;
   add_record_members(json, report.input_format, report.key_field, options.output, options.index_output, report.layout,
                      options.order);
+  json["unique"] = options.unique;
+  // As sort's: keys, records and bytes merged; records_kept written; duplicates_dropped by --unique.
   for (const char* member : {"keys", "records"}) json[member] = report.merged ? Json(outcome.records) : Json(nullptr);
   json["bytes"] = report.merged ? Json(outcome.bytes) : Json(nullptr);
+  json["records_kept"] = report.merged ? Json(outcome.records - outcome.duplicates_dropped) : Json(nullptr);
+  json["duplicates_dropped"] = report.merged && options.unique ? Json(outcome.duplicates_dropped) : Json(nullptr);
   json["threads"] = report.threads;
   json["engine"] = "cpu";
   json["host_memory_limit_bytes"] = report.host_memory_limit;

@@ -85,7 +85,7 @@ _rmgsort() {
       ;;
     merge)
       options="-o --output -t --type --record-size --key-offset --key --index-output -r --descending --host-memory
-               -T --temp-dir --threads --stats --progress --verify -h --help"
+               -T --temp-dir --threads --stats --progress --verify -u --unique -h --help"
       ;;
     generate)
       options="-o --output -t --type --record-size --key-offset --count --size --dist --seed --threads

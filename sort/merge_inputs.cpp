@@ -74,7 +74,11 @@ class RunSink final : public MergeSink {
   std::future<void> writing_;  // declared last: waited for before the rest goes
 };
 
-// The last pass's records to the outputs (checked for --verify there).
+// The last pass's records to the outputs: checked for --verify and filtered by --unique there
+// (sort/sorted_sink.hpp). Only the last pass filters: a run of equal keys may span the groups of an
+// earlier pass, whose runs keep every record. The batches lie in the pass's own output buffers,
+// which nothing reads again but the writers, so the filter may move the records it keeps (as
+// SortRun::unique asks).
 class OutputSink final : public MergeSink {
  public:
   explicit OutputSink(SortedSink& sink) : sink_(sink) {}
@@ -188,6 +192,7 @@ class MergeDriver {
     OutputSink sink(sorted);
     const std::uint64_t records = merge(sources, spec, buffers, sink);
     outcome_.verify_failure = sorted.finish(input_checksum_);
+    outcome_.duplicates_dropped = sorted.duplicates_dropped();
     outcome_.passes.push_back({sources.size(), 1, records, pass.seconds()});
     outcome_.records = records;
     outcome_.bytes = records * layout_.record_size;

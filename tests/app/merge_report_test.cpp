@@ -53,6 +53,9 @@ TEST(MergeStatsTest, AFinishedRunIsOkAndNamesItsPasses) {
   EXPECT_EQ(json["key_type"], "u64");
   EXPECT_EQ(json["records"], 1000);
   EXPECT_EQ(json["bytes"], 8000);
+  EXPECT_EQ(json["unique"], false);
+  EXPECT_EQ(json["records_kept"], 1000);
+  EXPECT_TRUE(json["duplicates_dropped"].is_null()) << "does not apply without --unique";
   EXPECT_EQ(json["plan"]["fan_in"], report.outcome.plan.fan_in);
   ASSERT_EQ(json["passes"].size(), 2u);
   EXPECT_EQ(json["passes"][0]["runs"], 3);
@@ -61,6 +64,22 @@ TEST(MergeStatsTest, AFinishedRunIsOkAndNamesItsPasses) {
   EXPECT_EQ(json["verified"], true);
   EXPECT_EQ(json["throughput"]["bytes_per_second"], 8000.0);
   EXPECT_EQ(json_line(json).find("\"\""), std::string::npos) << "no empty strings";
+}
+
+// As sort's: records and bytes count every record merged, records_kept those written.
+TEST(MergeStatsTest, UniqueCountsTheRecordsKeptAndTheDuplicatesDropped) {
+  MergeOptions options = options_to_file();
+  options.unique = true;
+  MergeReport report = started_report();
+  report.outcome.records = 1000;
+  report.outcome.bytes = 8000;
+  report.outcome.duplicates_dropped = 640;
+  report.merged = true;
+  const Json json = merge_stats_json(options, report);
+  EXPECT_EQ(json["unique"], true);
+  EXPECT_EQ(json["records"], 1000);
+  EXPECT_EQ(json["records_kept"], 360);
+  EXPECT_EQ(json["duplicates_dropped"], 640);
 }
 
 TEST(MergeStatsTest, AFailedRunSaysWhyAndNullsWhatItDidNotReach) {
@@ -72,7 +91,8 @@ TEST(MergeStatsTest, AFailedRunSaysWhyAndNullsWhatItDidNotReach) {
   EXPECT_EQ(json["error"], report.end.error);
   EXPECT_TRUE(json["input_format"].is_null());
   EXPECT_TRUE(json["key_type"].is_null());
-  for (const char* member : {"keys", "records", "bytes", "plan"}) EXPECT_TRUE(json[member].is_null()) << member;
+  for (const char* member : {"keys", "records", "bytes", "records_kept", "duplicates_dropped", "plan"})
+    EXPECT_TRUE(json[member].is_null()) << member;
   EXPECT_EQ(json["passes"], Json::array());
   EXPECT_EQ(json["verified"], false);
   EXPECT_TRUE(json["throughput"]["bytes_per_second"].is_null());
