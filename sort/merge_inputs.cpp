@@ -285,6 +285,28 @@ class MergeDriver {
 
 }  // namespace
 
+void check_merge_inputs(const MergeJob& job) {
+  RMGSORT_EXPECTS(job.run.progress != nullptr, "check_merge_inputs: a progress");
+  const std::size_t record_size = job.layout.record_size;
+  const MergePlan plan = plan_merge(job.host_memory, record_size, raise_open_file_limit());
+  const std::size_t share = merge_chunk_bytes(plan, 1, record_size);
+  for (const MergeInput& input : job.inputs) {
+    job.run.progress->phase("checking the order of " + input.check.name,
+                            input.records.value_or(0) * record_size);
+    const std::optional<std::uint64_t> bytes =
+        input.records ? std::optional<std::uint64_t>(*input.records * record_size) : std::nullopt;
+    const std::size_t chunk = source_chunk(share, bytes);
+    MergeWindow window(input_source(input.open(), chunk), job.layout, job.run.order, record_size, chunk, false, 0,
+                       input.check);
+    do {
+      window.refill();
+      const std::uint64_t loaded = window.run().count;
+      window.consume(loaded);
+      job.run.progress->advance(loaded * record_size);
+    } while (!window.ended());
+  }
+}
+
 void merge_inputs(const MergeJob& job, MergeOutcome& outcome) {
   RMGSORT_EXPECTS(job.run.progress != nullptr && job.threads > 0, "merge_inputs: a progress and threads");
   MergeDriver(job, outcome).run();

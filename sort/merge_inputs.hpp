@@ -67,4 +67,9 @@ struct MergeOutcome {
 // everything else; nothing of the temporary files outlives it.
 void merge_inputs(const MergeJob& job, MergeOutcome& outcome);
 
+// Reads every input of JOB once, each through a window of JOB's memory, and checks what it promised
+// (sorted in JOB's order, whole records, a .npy stream's length) as a merge does, writing nothing:
+// the check of inputs that are sorted by another way. Throws what merge_inputs throws for them.
+void check_merge_inputs(const MergeJob& job);
+
 }  // namespace rmgsort

@@ -13,6 +13,9 @@
 #   5. an input out of order: exit 1 naming it, the record and its byte offset, nothing committed,
 #      nothing left in -T, --stats saying so; in a pass of runs too;
 #   6. the usage errors: no inputs, - twice, a missing file, no --type, a cut record, formats mixed;
+#   8. --method sort and auto (app/merge_method.hpp): the same bytes as the merge for keys, records,
+#      .npy and -u, in memory and through sort's spill files; an input out of order still exit 1 with
+#      the merge's words; streams refused by sort and merged by auto; auto's rule in --stats.
 #   7. --unique (as sort -m -u) against tests/e2e/pipeline_ref.py (the stable argsort of the
 #      concatenation, then the first of each run of equal keys): in 2 for every layout and order, one
 #      pass and passes; here --stats (records kept, duplicates dropped), many runs of repeated keys in
@@ -410,7 +413,7 @@ expect_rc 0
 [[ -z $(stat_of "$D/rep.all.json" duplicates_dropped) ]] || fail "--stats: duplicates_dropped is not null"
 [[ $(stat_of "$D/rep.all.json" records_kept) == 200000 ]] || fail "--stats: records_kept is not every record"
 end
-rm -f "$D"/rep.*
+rm -f "$D"/rep.*.in "$D"/rep.*.run "$D"/rep.u* "$D"/rep.s* "$D"/rep.all* "$D"/rep.*json
 
 begin ".npy runs, -u --key key: a .npy of the count kept (its header written again), positions as .npy"
 rmg merge "$D"/n{0,1,2,3,4}.npy --key key -u -o "$D/nu.npy" --index-output "$D/nu.idx.npy" -T "$T" \
@@ -443,5 +446,88 @@ expect_stderr "standard output: --unique with .npy inputs writes the .npy header
   "is not a regular file" "-o FILE.npy"
 expect_size "$D/nu.piped" 0
 end
+
+echo "== 8. --method sort and auto"
+mapfile -t slices < <(make_slices "$D/rep.in" 8 "$D/m" "${sizes[@]}")
+sort_runs u64 8 0 asc "${slices[@]}"
+URUNS=("${RUNS[@]}")  # (RUNS is the records' runs below)
+rmg merge "${RUNS[@]}" -t u64 -o "$D/m.merge" --index-output "$D/m.merge.idx" --method merge --stats "$D/m.merge.json"
+[[ $(stat_of "$D/m.merge.json" method) == merge ]] || fail "--method merge: --stats method $(stat_of "$D/m.merge.json" method)"
+rmg merge "${RUNS[@]}" -t u64 -u -o "$D/m.merge.u" --method merge
+for memory in "" "--host-memory 4M"; do
+  begin "--method sort ${memory:-in memory}: the merge's bytes and positions, -u too, --stats method sort, -T empty"
+  rmg merge "${RUNS[@]}" -t u64 -o "$D/m.sort" --index-output "$D/m.sort.idx" --method sort $memory -T "$T" \
+    --stats "$D/m.sort.json" --verify
+  expect_rc 0
+  expect_same "$D/m.merge" "$D/m.sort"
+  expect_same "$D/m.merge.idx" "$D/m.sort.idx"
+  [[ $(stat_of "$D/m.sort.json" method) == sort ]] || fail "--stats: method $(stat_of "$D/m.sort.json" method)"
+  [[ $(stat_of "$D/m.sort.json" records) == 200000 ]] || fail "--stats: records $(stat_of "$D/m.sort.json" records)"
+  path=$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["plan"]["path"])' "$D/m.sort.json")
+  [[ -z $memory || $path == spill ]] || fail "--stats: plan path $path with $memory, expected spill"
+  rmg merge "${RUNS[@]}" -t u64 -u -o "$D/m.sort.u" --method sort $memory -T "$T"
+  expect_rc 0
+  expect_same "$D/m.merge.u" "$D/m.sort.u"
+  expect_temp_empty
+  end
+  begin "--method sort ${memory:-in memory}, an input out of order: exit 1, the merge's words, nothing committed"
+  rmg merge "$D/a.u64" "$D/b.u64" "$D/c.u64" -t u64 -o "$D/m.bad" --method sort $memory -T "$T" \
+    --stats "$D/m.bad.json"
+  expect_rc 1
+  expect_stderr "rmgsort: $D/b.u64: not in ascending order: key 4 is out of order (7 after 8, at byte offset 32)"
+  expect_no_file "$D/m.bad"
+  [[ $(stat_of "$D/m.bad.json" exit_code) == 1 ]] || fail "--stats: exit_code is not 1"
+  expect_temp_empty
+  end
+done
+begin "--method sort, records (13 bytes, f32 key at 3, both orders) and .npy runs: the merge's bytes"
+for order in asc desc; do
+  flag=()
+  [[ $order == desc ]] && flag=(-r)
+  ref gen <(echo "$D/mr.in f32 20000 13 3 special 41") || { echo "records_ref.py gen failed" >&2; exit 2; }
+  mapfile -t rs < <(make_slices "$D/mr.in" 13 "$D/mr" 5000 0 7 8000 1)
+  sort_runs f32 13 3 "$order" "${rs[@]}"
+  for method in merge sort; do
+    rmg merge "${RUNS[@]}" -t f32 --record-size 13 --key-offset 3 "${flag[@]}" -u -o "$D/mr.$method" --method "$method"
+    expect_rc 0
+  done
+  expect_same "$D/mr.merge" "$D/mr.sort"
+done
+rmg merge "$D"/n{0,1,2,3,4}.npy --key key -u -o "$D/mn.sort.npy" --index-output "$D/mn.sort.idx.npy" --method sort
+expect_rc 0
+unique_ref --unique --npy --key key "$D/mn.sort.npy" "$D/mn.sort.idx.npy" "$D"/n{0,1,2,3,4}.npy
+end
+begin "--method sort with a pipe on standard input among the inputs: exit 2 naming it; auto merges it"
+rmg merge "${URUNS[3]}" - -t u64 -o "$D/m.stdin" --method sort < <(cat "${URUNS[4]}")
+expect_rc 2
+expect_stderr "stdin: --method sort reads regular files only" "use --method merge"
+expect_no_file "$D/m.stdin"
+rmg merge "${URUNS[3]}" - -t u64 -o "$D/m.stdin" --stats "$D/m.stdin.json" < <(cat "${URUNS[4]}")
+expect_rc 0
+[[ $(stat_of "$D/m.stdin.json" method) == merge ]] || fail "auto: --stats method $(stat_of "$D/m.stdin.json" method)"
+[[ $(stat_of "$D/m.stdin.json" method_because) == "stdin is a stream"* ]] ||
+  fail "auto: --stats method_because $(stat_of "$D/m.stdin.json" method_because)"
+end
+begin "auto on the CPU: 40 inputs merged, 300 sorted (app/merge_method.hpp's rule), the same bytes"
+rmg merge "${URUNS[@]}" -t u64 -o "$D/m.auto" --gpus none --stats "$D/m.auto.json"
+expect_rc 0
+expect_same "$D/m.merge" "$D/m.auto"
+[[ $(stat_of "$D/m.auto.json" method_asked) == auto ]] || fail "--stats: method_asked is not auto"
+[[ $(stat_of "$D/m.auto.json" method) == merge ]] || fail "40 inputs: --stats method $(stat_of "$D/m.auto.json" method)"
+many=()
+for ((i = 0; i < 300; i++)); do many+=("${URUNS[i % 40]}"); done
+rmg merge "${many[@]}" -t u64 -o "$D/m.many.auto" --gpus none --stats "$D/m.many.json"
+expect_rc 0
+[[ $(stat_of "$D/m.many.json" method) == sort ]] || fail "300 inputs: --stats method $(stat_of "$D/m.many.json" method)"
+rmg merge "${many[@]}" -t u64 -o "$D/m.many.merge" --method merge
+expect_rc 0
+expect_same "$D/m.many.merge" "$D/m.many.auto"
+end
+begin "--method bogus: exit 2 naming the choices"
+rmg merge "${URUNS[0]}" -t u64 -o "$D/m.bogus" --method bogus
+expect_rc 2
+expect_stderr "--method: unknown method 'bogus' (expected auto, merge or sort)"
+end
+rm -f "$D"/m.* "$D"/mr.* "$D"/mn.*
 
 summary
