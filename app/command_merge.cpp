@@ -21,6 +21,7 @@
 #include "app/merge_method.hpp"
 #include "app/merge_report.hpp"
 #include "core/error.hpp"
+#include "gpu/gpu_selection.hpp"
 #include "host/system_memory.hpp"
 #include "io/file_identity.hpp"
 #include "io/output_file.hpp"
@@ -84,6 +85,7 @@ std::uint64_t validate(const MergeOptions& options, const ClosedStandardDescript
     throw Error("--stats -: standard output already carries the positions (--index-output -); give --stats a file "
                 "name");
   require_separate_outputs(options);
+  (void)parse_gpu_spec(options.gpus);  // (its words, whichever method runs; its devices when sort plans)
   if (!options.temp_dir.empty()) {
     struct stat info {};
     if (stat(options.temp_dir.c_str(), &info) != 0) throw_errno(options.temp_dir, "--temp-dir is not usable");

@@ -21,8 +21,10 @@
 namespace rmgsort {
 
 // The inputs from which sorting their concatenation on the CPU beats merging them. Measured with
-// scripts/bench_merge.sh (bench_results/2026-11-24-merge-sort-cpu-2core.md): 2 threads, 16M u64 keys,
-// wall seconds merge / sort: 2 runs 0.23 / 0.48, 64 runs 0.55 / 0.71, 512 runs 1.18 / 0.78.
+// scripts/bench_merge.sh (bench_results/2026-11-24-merge-sort-cpu-2core.md, 2 threads), CPU seconds
+// merge / sort: 64M u64 keys, 8 runs 1.42 / 2.29, 64 runs 2.24 / 2.22, 256 runs 3.02 / 2.39, 512 runs
+// 3.72 / 2.34; 6M 100-byte records, 64 runs 1.09 / 1.28, 256 runs 1.46 / 1.34 (16M u64 keys, wall:
+// 64 runs 0.55 / 0.71, 512 runs 1.18 / 0.78). The methods cross between 64 and 256 runs.
 inline constexpr std::size_t kSortFromRunsOnCpu = 256;
 
 struct MethodChoice {

@@ -82,6 +82,36 @@ TEST(MergeStatsTest, UniqueCountsTheRecordsKeptAndTheDuplicatesDropped) {
   EXPECT_EQ(json["duplicates_dropped"], 640);
 }
 
+// The method asked and chosen, and why; the sort method's plan and engine are sort's.
+TEST(MergeStatsTest, TheMethodChosenAndWhy) {
+  MergeOptions options = options_to_file();
+  MergeReport report = started_report();
+  Json json = merge_stats_json(options, report);
+  EXPECT_EQ(json["method_asked"], "auto");
+  EXPECT_TRUE(json["method"].is_null()) << "not chosen yet";
+  EXPECT_TRUE(json["method_because"].is_null());
+  EXPECT_EQ(json["engine"], "cpu");
+  EXPECT_EQ(json["gpus_selected"], Json::array());
+  EXPECT_TRUE(json["gpu"].is_null());
+
+  options.method = MergeMethod::sort;
+  report.method = "sort";
+  report.method_because = "--method sort";
+  report.sort_plan = Json{{"path", "in_memory"}};
+  report.engine = "gpu";
+  report.gpus_selected = {0, 1};
+  report.gpu = Json{{"devices", 2}};
+  json = merge_stats_json(options, report);
+  EXPECT_EQ(json["method_asked"], "sort");
+  EXPECT_EQ(json["method"], "sort");
+  EXPECT_EQ(json["method_because"], "--method sort");
+  EXPECT_EQ(json["plan"]["path"], "in_memory") << "sort's plan, not the merge's";
+  EXPECT_EQ(json["engine"], "gpu");
+  EXPECT_EQ(json["gpus_selected"], Json({0, 1}));
+  EXPECT_EQ(json["gpu"]["devices"], 2);
+  EXPECT_EQ(json["passes"], Json::array());
+}
+
 TEST(MergeStatsTest, AFailedRunSaysWhyAndNullsWhatItDidNotReach) {
   MergeReport report = started_report();
   report.end = RunEnd{1, "a.u64: not in ascending order: key 4 is out of order (4 after 5, at byte offset 32)"};
