@@ -480,6 +480,18 @@ for memory in "" "--host-memory 4M"; do
   expect_temp_empty
   end
 done
+begin "--method sort through spill files, a large input out of order: exit 1 naming it (each input checked first)"
+cp "${URUNS[10]}" "$D/m.late.run"
+printf '\xff\xff\xff\xff\xff\xff\xff\xff' | dd of="$D/m.late.run" bs=8 seek=2 conv=notrunc status=none
+rmg merge "${URUNS[@]}" "$D/m.late.run" -t u64 -o "$D/m.late" --method sort --host-memory 2M -T "$T" \
+  --stats "$D/m.late.json"
+expect_rc 1
+expect_stderr "rmgsort: $D/m.late.run: not in ascending order: key 3 is out of order" "at byte offset 24)"
+expect_no_file "$D/m.late"
+path=$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["plan"]["path"])' "$D/m.late.json")
+[[ $path == spill ]] || fail "--stats: plan path $path, expected spill"
+expect_temp_empty
+end
 begin "--method sort, records (13 bytes, f32 key at 3, both orders) and .npy runs: the merge's bytes"
 for order in asc desc; do
   flag=()
