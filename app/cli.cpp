@@ -204,6 +204,27 @@ void add_merge_command(CLI::App& app, MergeOptions& merge, RawOptions& raw) {
       ->check(progress_choices());
   cmd->add_flag("--verify", merge.verify,
                 "Check the output's order and that it holds the inputs' records before committing it");
+  cmd->add_flag("-u,--unique", merge.unique,
+                "Keep only the first record of each run of equal keys (the first in input order; as sort -m -u)");
+  cmd->add_option_function<std::string>(
+         "--method",
+         [&merge](const std::string& text) {
+           if (text != "auto" && text != "merge" && text != "sort")
+             throw Error("--method: unknown method '" + text + "' (expected auto, merge or sort)");
+           merge.method = text == "merge" ? MergeMethod::merge
+                          : text == "sort" ? MergeMethod::sort
+                                           : MergeMethod::automatic;
+         },
+         "merge (a k-way merge, bounded memory), sort (sort's machinery on the inputs' concatenation, the GPUs "
+         "where it chooses them; each input still checked), or auto: sort where it was measured faster (see "
+         "README, Merge)")
+      ->default_str("auto")
+      ->type_name("METHOD");
+  cmd->add_option("--gpus", merge.gpus, "GPUs for the sort method: all (small inputs go to the CPU), none, or a list")
+      ->capture_default_str()
+      ->type_name("LIST");
+  cmd->add_option("--gpu-memory", raw.gpu_memory, "Device memory to use per GPU for the sort method, e.g. 8G")
+      ->type_name("SIZE");
   apply_value_rules(*cmd);
 }
 
@@ -282,6 +303,7 @@ int dispatch(int argc, char** argv, std::string& command) {
   }
   if (app.got_subcommand("merge")) {
     convert_record_options(merge, raw, *app.get_subcommand("merge"));
+    if (!raw.gpu_memory.empty()) merge.gpu_memory = parse_size(raw.gpu_memory, "--gpu-memory");
     return with_threads(merge.threads, [&] { return run_merge(merge); });
   }
   if (app.got_subcommand("generate")) {

@@ -1,6 +1,7 @@
-// rmgsort merge: inputs that are each sorted already merged into one sorted output, stably and in
-// bounded memory (sort/merge_inputs.hpp): validate -> open the inputs -> merge -> report. The output
-// is a temporary file renamed over the target only when every input proved sorted and whole (and
+// rmgsort merge: inputs that are each sorted already merged into one sorted output, stably:
+// validate -> choose the method (app/merge_method.hpp) -> open the inputs -> merge them in bounded
+// memory (sort/merge_inputs.hpp), or sort their concatenation (app/merge_by_sort.hpp) -> report.
+// The output is a temporary file renamed over the target only when every input proved sorted and whole (and
 // --verify passed); an input out of order ends the run with exit code 1, as check's disorder does.
 #include <tbb/global_control.h>
 #include <tbb/task_arena.h>
@@ -10,13 +11,17 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <memory>
 #include <optional>
 
 #include "app/commands.hpp"
 #include "app/error_message.hpp"
+#include "app/merge_by_sort.hpp"
 #include "app/merge_input.hpp"
+#include "app/merge_method.hpp"
 #include "app/merge_report.hpp"
 #include "core/error.hpp"
+#include "gpu/gpu_selection.hpp"
 #include "host/system_memory.hpp"
 #include "io/file_identity.hpp"
 #include "io/output_file.hpp"
@@ -80,6 +85,7 @@ std::uint64_t validate(const MergeOptions& options, const ClosedStandardDescript
     throw Error("--stats -: standard output already carries the positions (--index-output -); give --stats a file "
                 "name");
   require_separate_outputs(options);
+  (void)parse_gpu_spec(options.gpus);  // (its words, whichever method runs; its devices when sort plans)
   if (!options.temp_dir.empty()) {
     struct stat info {};
     if (stat(options.temp_dir.c_str(), &info) != 0) throw_errno(options.temp_dir, "--temp-dir is not usable");
@@ -97,31 +103,118 @@ void write_failure_stats(StatsOutput& stats, const MergeOptions& options, const 
   }
 }
 
-// Everything after validation: opens, merges, writes the statistics and commits.
-int merge_and_commit(const MergeOptions& options, const Stopwatch& wall, StatsOutput& stats, MergeReport& report) {
+// The first input that is a stream (standard input, a pipe, a device: not a regular file), as
+// messages name it; "" when every input is a regular file.
+std::string first_stream_input(const MergeOptions& options) {
+  for (const std::string& path : options.inputs) {
+    struct stat info {};
+    if (path == "-" || (stat(path.c_str(), &info) == 0 && !S_ISREG(info.st_mode))) return input_name(path);
+  }
+  return "";
+}
+
+// The sort method's plan when the method is (or may be) sort, with the method chosen in REPORT:
+// null when the inputs are merged.
+std::unique_ptr<MergeBySort> choose_method(const MergeOptions& options, MergeReport& report) {
+  std::unique_ptr<MergeBySort> sorting;
+  MethodChoice choice{MergeMethod::merge, "--method merge"};
+  if (options.method == MergeMethod::sort) {
+    sorting = plan_merge_by_sort(options, report.host_memory_limit, std::size_t(report.threads));
+    choice = {MergeMethod::sort, "--method sort"};
+  } else if (options.method == MergeMethod::automatic) {
+    const std::string stream = first_stream_input(options);
+    std::string refused;  // why sort's machinery cannot take the inputs (its plan's error)
+    if (stream.empty()) {
+      try {
+        sorting = plan_merge_by_sort(options, report.host_memory_limit, std::size_t(report.threads));
+      } catch (const Error& e) {
+        refused = e.what();  // the merge opens the inputs again, and names what is wrong with them itself
+      }
+    }
+    choice = choose_merge_method(options.inputs.size(), stream, sorting ? &sorting->plan : nullptr);
+    if (!refused.empty()) choice.because = "sort cannot take the inputs: " + refused;
+    if (choice.method == MergeMethod::merge) sorting.reset();  // its files closed, its GPUs' memory let go
+  }
+  report.method = merge_method_name(choice.method);
+  report.method_because = choice.because;
+  if (sorting) {
+    report.sort_plan = sorting->plan.json();
+    report.engine = std::string(sorting->plan.engine->name());
+    report.gpus_selected = sorting->gpus_selected;
+    report.cpu_because = sorting->plan.cpu_because;
+  }
+  return sorting;
+}
+
+// The outputs, created, and the run that writes them.
+struct Outputs {
+  std::optional<OutputFile> output, index;
+  SortRun run;
+};
+
+void open_outputs(const MergeOptions& options, Progress& progress, Outputs& outputs) {
+  if (!options.output.empty()) outputs.output = OutputFile::create(options.output);
+  if (!options.index_output.empty()) outputs.index = OutputFile::create(options.index_output);
+  outputs.run = SortRun{options.order, options.verify, options.unique, -1, "", -1, "", &progress, {}};
+  if (outputs.output) {
+    outputs.run.output_fd = outputs.output->fd();
+    outputs.run.output_name = outputs.output->is_stdout() ? "standard output" : outputs.output->path();
+  }
+  if (outputs.index) {
+    outputs.run.index_fd = outputs.index->fd();
+    outputs.run.index_name = outputs.index->is_stdout() ? "standard output" : outputs.index->path();
+  }
+}
+
+// The merge method: the inputs opened as merge opens them and merged (sort/merge_inputs.hpp).
+void merge_method(const MergeOptions& options, Outputs& outputs, MergeReport& report) {
   MergeInputFiles files = open_merge_inputs(options);
   report.input_format = files.format();
   report.layout = files.layout;
   if (files.npy && files.npy->structured) report.key_field = options.key_field;
-  std::optional<OutputFile> output, index;
-  if (!options.output.empty()) output = OutputFile::create(options.output);
-  if (!options.index_output.empty()) index = OutputFile::create(options.index_output);
-  Progress progress(progress_mode_beside_keys(options.progress, options.output == "-" || options.index_output == "-"));
-  SortRun run{options.order, options.verify, /*unique=*/false, -1, "", -1, "", &progress, {}};
-  if (output) {
-    run.output_fd = output->fd();
-    run.output_name = output->is_stdout() ? "standard output" : output->path();
-  }
-  if (index) {
-    run.index_fd = index->fd();
-    run.index_name = index->is_stdout() ? "standard output" : index->path();
-  }
-  write_merge_headers(files, run);
+  open_outputs(options, *outputs.run.progress, outputs);
+  const SortRun& run = outputs.run;
+  if (options.unique) require_rewritable_merge_headers(files, run);  // before anything is read
+  const MergeHeads heads = write_merge_headers(files, run);
   const MergeJob job{files.layout,          std::move(files.inputs), options.temp_dir, report.host_memory_limit, 0,
                      std::size_t(report.threads), run};
   merge_inputs(job, report.outcome);
   report.merged = true;
+  if (options.unique && report.outcome.verify_failure.empty())
+    rewrite_merge_headers(files, run, heads, report.outcome.records - report.outcome.duplicates_dropped);
+}
+
+// The sort method (app/merge_by_sort.hpp): its outcome in merge's terms.
+void sort_method(const MergeOptions& options, MergeBySort& sorting, Outputs& outputs, MergeReport& report) {
+  report.input_format = sorting.input.format();
+  report.layout = sorting.input.layout;
+  if (sorting.input.npy && sorting.input.npy->structured) report.key_field = options.key_field;
+  open_outputs(options, *outputs.run.progress, outputs);
+  const SortOutcome sorted =
+      merge_by_sorting(sorting, options, outputs.run, report.host_memory_limit, std::size_t(report.threads));
+  report.outcome.records = sorted.bytes / sorting.input.layout.record_size;
+  report.outcome.bytes = sorted.bytes;
+  report.outcome.duplicates_dropped = sorted.duplicates_dropped;
+  report.outcome.verify_failure = sorted.verify_failure;
+  report.gpu = sorting.plan.engine->stats();
+  report.merged = true;
+}
+
+// Everything after validation: chooses the method, opens, merges (or sorts), writes the statistics
+// and commits.
+int merge_and_commit(const MergeOptions& options, const Stopwatch& wall, StatsOutput& stats, MergeReport& report) {
+  const std::unique_ptr<MergeBySort> sorting = choose_method(options, report);
+  Progress progress(progress_mode_beside_keys(options.progress, options.output == "-" || options.index_output == "-"));
+  Outputs outputs;
+  outputs.run.progress = &progress;
+  if (sorting) {
+    sort_method(options, *sorting, outputs, report);
+  } else {
+    merge_method(options, outputs, report);
+  }
   progress.finish();
+  std::optional<OutputFile>& output = outputs.output;
+  std::optional<OutputFile>& index = outputs.index;
   if (!report.outcome.verify_failure.empty()) {
     const std::string message = (output ? output->display_name() : index->display_name()) + ": --verify failed: " +
                                 report.outcome.verify_failure + "; the output was not committed";

@@ -76,6 +76,10 @@ struct CheckOptions {
   ProgressMode progress = ProgressMode::automatic;
 };
 
+// How merge produces its output (app/merge_method.hpp): merging the inputs, sorting their
+// concatenation (the same stable order), or the rule's choice.
+enum class MergeMethod { automatic, merge, sort };
+
 struct MergeOptions {
   std::vector<std::string> inputs;           // each sorted already; "-" (standard input) at most once
   std::string output = "-";                  // "": only --index-output is written
@@ -92,6 +96,10 @@ struct MergeOptions {
   std::string stats;                         // "" none, "-" standard output, else a file
   ProgressMode progress = ProgressMode::automatic;
   bool verify = false;
+  bool unique = false;  // --unique: the first record of each run of equal keys (only the last pass filters)
+  MergeMethod method = MergeMethod::automatic;  // --method
+  std::string gpus = "all";                     // --gpus: the sort method's GPUs
+  std::optional<std::uint64_t> gpu_memory;      // --gpu-memory: bytes per GPU for the sort method
 };
 
 // Each returns an exit code; errors are thrown as rmgsort::Error.

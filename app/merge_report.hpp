@@ -27,6 +27,15 @@ struct MergeReport {
   double wall_seconds = 0;
   MergeOutcome outcome;                     // the plan once made, each pass as it ends
   bool merged = false;                      // the last pass ended (its counts are the run's)
+  // The method (app/merge_method.hpp), once chosen: "merge" or "sort", and why.
+  std::optional<std::string> method;
+  std::string method_because;
+  // The sort method's: its plan (sort/sort_plan.hpp), engine, GPUs and their statistics.
+  std::optional<Json> sort_plan;
+  std::string engine = "cpu";
+  std::vector<int> gpus_selected;
+  std::string cpu_because;
+  std::optional<Json> gpu;
 };
 
 [[nodiscard]] Json merge_stats_json(const MergeOptions& options, const MergeReport& report);

@@ -9,8 +9,8 @@
 
 #include "core/error.hpp"
 #include "core/record_rank.hpp"
+#include "host/merge_tree.hpp"
 #include "host/run_search.hpp"
-#include "host/loser_tree.hpp"
 
 namespace rmgsort {
 namespace {
@@ -34,50 +34,29 @@ inline void copy_record(std::byte* dst, const std::byte* src, std::size_t size) 
   }
 }
 
-// How the merge writes the record it takes: the record, its position after it and/or in the
-// positions array.
-struct Emitter {
-  std::byte* out = nullptr;        // the next record's place; null: only positions
-  std::size_t out_stride = 0;
-  std::uint64_t* positions = nullptr;
-  std::size_t record_size = 0;
-  bool append_position = false;    // out_stride == record_size + 8
-
-  // kPositions false: the target takes no positions (the common case: no --index-output), so none
-  // is looked at.
-  template <std::size_t kSize, bool kPositions>
-  void emit(const std::byte* record, bool carried, std::uint64_t counted) {
-    if constexpr (!kPositions) {
-      copy_record<kSize>(out, record, record_size);
-      out += out_stride;
-      return;
-    }
-    std::uint64_t position = counted;
-    if (carried) std::memcpy(&position, record + record_size, 8);
-    if (out != nullptr) {
-      copy_record<kSize>(out, record, record_size);
-      if (append_position) std::memcpy(out + record_size, &position, 8);
-      out += out_stride;
-    }
-    if (positions != nullptr) *positions++ = position;
-  }
-};
-
+// Copies the merged entries into TARGET from its record FIRST on: each record (and, when the target
+// takes them, its position after it and/or in the positions array).
 template <std::size_t kSize, bool kPositions, class Rank>
-void merge_leaves(const Rank& rank, std::vector<LoserTreeLeaf> leaves, const std::vector<std::uint8_t>& carried,
-                  std::uint64_t total, Emitter& emitter) {
-  if (leaves.size() == 1) {  // the rest of one run: copied
-    LoserTreeLeaf& leaf = leaves[0];
-    for (; leaf.at < leaf.end; leaf.at += leaf.stride)
-      emitter.emit<kSize, kPositions>(leaf.at, carried[0] != 0, leaf.position++);
-    return;
-  }
-  LoserTree<Rank> tree(rank, std::move(leaves));
-  for (std::uint64_t n = 0; n < total; ++n) {
-    const std::uint32_t w = tree.winner();
-    const LoserTreeLeaf& leaf = tree.leaf(w);
-    emitter.emit<kSize, kPositions>(leaf.at, kPositions && carried[w] != 0, leaf.position);
-    tree.pop();
+void merge_pieces(const Rank& rank, std::vector<MergeRun> pieces, std::size_t record_size, const MergeTarget& target,
+                  std::uint64_t first) {
+  MergeTree<Rank, kPositions> tree(rank, std::move(pieces));
+  std::byte* out = target.records == nullptr ? nullptr : target.records + first * target.stride;
+  if constexpr (!kPositions) {
+    tree.drain([&](const MergeEntry<false>& entry) {
+      copy_record<kSize>(out, entry.record, record_size);
+      out += target.stride;
+    });
+  } else {
+    const bool append_position = target.stride > record_size;  // stride == record_size + 8
+    std::uint64_t* positions = target.positions == nullptr ? nullptr : target.positions + first;
+    tree.drain([&](const MergeEntry<true>& entry) {
+      if (out != nullptr) {
+        copy_record<kSize>(out, entry.record, record_size);
+        if (append_position) std::memcpy(out + record_size, &entry.position, 8);
+        out += target.stride;
+      }
+      if (positions != nullptr) *positions++ = entry.position;
+    });
   }
 }
 
@@ -85,27 +64,22 @@ template <std::size_t kSize, class Rank>
 void merge_part_with(const Rank& rank, const RecordLayout& layout, std::span<const MergeRun> runs,
                      std::span<const std::uint64_t> from, std::span<const std::uint64_t> to, const MergeTarget& target,
                      std::uint64_t first) {
-  std::vector<LoserTreeLeaf> leaves;
-  std::vector<std::uint8_t> carried;  // per leaf: its run carries positions
-  std::uint64_t total = 0;
+  std::vector<MergeRun> pieces;  // the runs' pieces that hold records, in input order
   for (std::size_t i = 0; i < runs.size(); ++i) {
     RMGSORT_EXPECTS(from[i] <= to[i] && to[i] <= runs[i].count, "merge_part: a piece within its run");
     if (from[i] == to[i]) continue;
     const MergeRun& run = runs[i];
-    leaves.push_back({run.record(from[i]), run.record(to[i]), run.stride, 0, run.first_position + from[i], false});
-    carried.push_back(run.carries_positions ? 1 : 0);
-    total += to[i] - from[i];
+    pieces.push_back({run.record(from[i]), to[i] - from[i], run.stride, run.carries_positions,
+                      run.first_position + from[i]});
   }
-  if (leaves.empty()) return;
+  if (pieces.empty()) return;
   RMGSORT_EXPECTS(target.records != nullptr || target.positions != nullptr,
                   "merge_part: a target of records or positions");
-  Emitter emitter{target.records == nullptr ? nullptr : target.records + first * target.stride, target.stride,
-                  target.positions == nullptr ? nullptr : target.positions + first, layout.record_size,
-                  target.stride > layout.record_size};
-  if (emitter.positions != nullptr || emitter.append_position) {
-    merge_leaves<kSize, true>(rank, std::move(leaves), carried, total, emitter);
+  // The target takes no positions (the common case: no --index-output): none is looked at.
+  if (target.positions != nullptr || target.stride > layout.record_size) {
+    merge_pieces<kSize, true>(rank, std::move(pieces), layout.record_size, target, first);
   } else {
-    merge_leaves<kSize, false>(rank, std::move(leaves), carried, total, emitter);
+    merge_pieces<kSize, false>(rank, std::move(pieces), layout.record_size, target, first);
   }
 }
 

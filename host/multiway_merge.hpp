@@ -1,7 +1,7 @@
 // The stable k-way merge of sorted runs in memory, in parallel: the classic parallel multiway merge.
 // Splitters drawn from a sample of the runs cut every run by binary search, so that part t of the
 // output is the merge of every run's t-th piece and the parts are merged independently, each by a
-// loser tree (host/loser_tree.hpp). Records compare by their rank words in the layout's order
+// tree of buffered 2-way merges (host/merge_tree.hpp). Records compare by their rank words in the layout's order
 // (core/record_rank.hpp: bare floats by their radix bits, records' NaNs all equal); equal keys keep
 // the order of the runs (all of run 0's first), and each run's own order.
 //

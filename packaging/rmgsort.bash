@@ -1,5 +1,5 @@
 # bash completion for rmgsort: its commands (sort, merge, generate, check), each command's options, the values of --type, --gpus,
-# --progress and --dist, directories for --temp-dir and file names elsewhere. Self-contained (it
+# --progress, --method and --dist, directories for --temp-dir and file names elsewhere. Self-contained (it
 # needs bash 4, not the bash-completion package). The option lists must match `rmgsort COMMAND
 # --help`: the install test compares them.
 
@@ -53,6 +53,10 @@ _rmgsort() {
       _rmgsort_values "total ieee" "$cur"
       return
       ;;
+    --method)
+      _rmgsort_values "auto merge sort" "$cur"
+      return
+      ;;
     --dist)
       _rmgsort_values "uniform normal zipf: bits: sorted reverse nearly-sorted zero special" "$cur"
       return
@@ -85,7 +89,8 @@ _rmgsort() {
       ;;
     merge)
       options="-o --output -t --type --record-size --key-offset --key --index-output -r --descending --host-memory
-               -T --temp-dir --threads --stats --progress --verify -h --help"
+               -T --temp-dir --threads --stats --progress --verify -u --unique --method --gpus --gpu-memory -h
+               --help"
       ;;
     generate)
       options="-o --output -t --type --record-size --key-offset --count --size --dist --seed --threads

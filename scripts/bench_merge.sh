@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# rmgsort merge's throughput on the CPU: COUNT records (default 256M u64 keys: 2 GiB) cut into K
-# sorted runs (made by `rmgsort sort` of consecutive slices) for each K in KS (default "2 8 64 512"),
-# merged into DIR (default /dev/shm), against `rmgsort sort --gpus none` of the runs' concatenation
-# (the same bytes) in the same run, and `cat` of the runs (the read alone). Each timing is the best of
-# REPEATS (default 3); the output is checked once per K (rmgsort check --original). GNU `sort -m` is
-# left out: it merges lines of text, not binary records. Prints a table; nothing here is a test.
+# rmgsort merge's two methods (app/merge_method.hpp) in the same run: COUNT records (default 256M u64
+# keys: 2 GiB) cut into K sorted runs (made by `rmgsort sort` of consecutive slices) for each K in KS
+# (default "2 8 64 256 512"), merged into DIR (default /dev/shm) by `merge --method merge` (the k-way
+# merge) and `merge --method sort` (sort's machinery on the runs' concatenation, on the GPUs where
+# sort's plan takes them: GPUS, default all, is merge's --gpus), and by `merge` (--method auto), whose
+# choice (--stats method) is printed beside them; `cat` of the runs times the read alone. Each timing
+# is the best of REPEATS (default 3); the outputs are checked once per K (rmgsort check --original,
+# and the methods' outputs equal byte for byte). GNU `sort -m` is left out: it merges lines of text,
+# not binary records. Prints a table; nothing here is a test.
 # Usage: scripts/bench_merge.sh [COUNT] [TYPE] [RECORD_SIZE] [DIR]
 #   TYPE: a key type (default u64); RECORD_SIZE: bytes per record (default: the key's width; the
 #   key at offset 0), e.g. `scripts/bench_merge.sh 40M bytes:10 100` for Sort Benchmark records.
@@ -18,7 +21,8 @@ count=${1:-256M}
 type=${2:-u64}
 record_size=${3:-0}
 dir=${4:-/dev/shm}
-ks=${KS:-2 8 64 512}
+ks=${KS:-2 8 64 256 512}
+gpus=${GPUS:-all}
 repeats=${REPEATS:-3}
 work=$(mktemp -d "$dir/rmgsort-bench-merge.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -46,17 +50,17 @@ best_of() {
   done
   echo "$best"
 }
-rate() { awk -v b="$bytes" -v s="$1" 'BEGIN { printf "%.2f", b / s / 1e9 }'; }
 wall() { echo "${1% *}"; }
 cpu() { echo "${1#* }"; }
 
 threads=$(nproc)
 gib=$(awk -v b="$bytes" 'BEGIN { printf "%.2f", b / 2^30 }')
-echo "# rmgsort merge: $records records of $record_size bytes ($type key), $gib GiB, in $dir, $threads CPUs"
+echo "# rmgsort merge: $records records of $record_size bytes ($type key), $gib GiB, in $dir, $threads CPUs," \
+  "--gpus $gpus"
 echo
-echo "| runs | cat runs s | merge s | merge CPU s | merge GB/s | sort --gpus none s | sort CPU s | sort GB/s |" \
-  "merge / sort (wall) |"
-echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+echo "| runs | cat runs s | merge method s | merge CPU s | sort method s | sort CPU s | merge / sort (wall) |" \
+  "auto chose | auto s |"
+echo "|---:|---:|---:|---:|---:|---:|---:|:---|---:|"
 for k in $ks; do
   rm -f "$work"/run.* "$work/concat"
   per=$(((records + k - 1) / k))
@@ -69,12 +73,17 @@ for k in $ks; do
   runs=("$work"/run.*)
   cat "${runs[@]}" >"$work/concat"
   cat_s=$(best_of cat "${runs[@]}")
-  merge_s=$(best_of "$rmgsort" merge "${runs[@]}" "${layout[@]}" -o "$work/merged" -T "$dir")
+  merge=("$rmgsort" merge "${runs[@]}" "${layout[@]}" -T "$dir" --gpus "$gpus")
+  merge_s=$(best_of "${merge[@]}" -o "$work/merged" --method merge)
   "$rmgsort" check "$work/merged" "${layout[@]}" --original "$work/concat" >/dev/null
-  sort_s=$(best_of "$rmgsort" sort "$work/concat" "${layout[@]}" -o "$work/sorted" --gpus none -T "$dir")
-  cmp -s "$work/merged" "$work/sorted" || { echo "bench_merge.sh: merge and sort differ for $k runs" >&2; exit 1; }
-  rm -f "$work/merged" "$work/sorted"
+  sort_s=$(best_of "${merge[@]}" -o "$work/sorted" --method sort)
+  cmp -s "$work/merged" "$work/sorted" || { echo "bench_merge.sh: the methods differ for $k runs" >&2; exit 1; }
+  auto_s=$(best_of "${merge[@]}" -o "$work/auto")
+  "${merge[@]}" -o "$work/auto" --stats "$work/auto.json" >/dev/null 2>&1
+  chose=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["method"])' "$work/auto.json")
+  cmp -s "$work/merged" "$work/auto" || { echo "bench_merge.sh: auto differs for $k runs" >&2; exit 1; }
+  rm -f "$work/merged" "$work/sorted" "$work/auto" "$work/auto.json"
   ratio=$(awk -v m="$(wall "$merge_s")" -v s="$(wall "$sort_s")" 'BEGIN { printf "%.2f", m / s }')
-  echo "| $k | $(wall "$cat_s") | $(wall "$merge_s") | $(cpu "$merge_s") | $(rate "$(wall "$merge_s")") |" \
-    "$(wall "$sort_s") | $(cpu "$sort_s") | $(rate "$(wall "$sort_s")") | $ratio |"
+  echo "| $k | $(wall "$cat_s") | $(wall "$merge_s") | $(cpu "$merge_s") | $(wall "$sort_s") | $(cpu "$sort_s") |" \
+    "$ratio | $chose | $(wall "$auto_s") |"
 done

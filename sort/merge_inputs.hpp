@@ -6,7 +6,9 @@
 // whichever pass reads it, and checked as it is read (sort/merge_window.hpp). With --index-output the
 // positions are those in the concatenation of the inputs: a run in a temporary file carries them
 // after each record, and a raw stream whose length is needed for a later input's positions is first
-// copied to a temporary file (read and checked from there).
+// copied to a temporary file (read and checked from there). With --unique (SortRun::unique) the last
+// pass writes only the first record of each run of equal keys: the first in input order, as the
+// merge is stable.
 #pragma once
 
 #include <cstddef>
@@ -51,8 +53,9 @@ struct MergePassReport {
 
 struct MergeOutcome {
   MergePlan plan;
-  std::uint64_t records = 0;
+  std::uint64_t records = 0;             // merged (--unique's dropped included)
   std::uint64_t bytes = 0;
+  std::uint64_t duplicates_dropped = 0;  // records --unique left out (the last pass's filter)
   std::vector<MergePassReport> passes;  // the last one wrote the output
   std::uint64_t temporary_bytes = 0;    // written to temporary files (runs, and streams copied)
   std::uint64_t inputs_copied = 0;      // raw streams copied to a temporary file first
@@ -63,5 +66,10 @@ struct MergeOutcome {
 // reports what it reached. Throws MergeDisorder when an input is not sorted, rmgsort::Error for
 // everything else; nothing of the temporary files outlives it.
 void merge_inputs(const MergeJob& job, MergeOutcome& outcome);
+
+// Reads every input of JOB once, each through a window of JOB's memory, and checks what it promised
+// (sorted in JOB's order, whole records, a .npy stream's length) as a merge does, writing nothing:
+// the check of inputs that are sorted by another way. Throws what merge_inputs throws for them.
+void check_merge_inputs(const MergeJob& job);
 
 }  // namespace rmgsort

@@ -72,15 +72,19 @@ void MergeWindow::check_loaded(std::uint64_t first, std::uint64_t count) {
   records_checked_ += count;
 }
 
-// "NAME: not in ascending order: key 4 is out of order (4 after 5, at byte offset 16)", or for
-// records "record 2 is out of order (key 0 after 11, at byte offset 26)", as check words it.
 void MergeWindow::throw_disorder(std::uint64_t index, const std::byte* previous, const std::byte* key) const {
-  const bool bare = layout_.is_bare_key();
-  const KeySpec spec = layout_.key();
-  throw MergeDisorder(input_.name + ": not in " + (order_ == SortOrder::ascending ? "ascending" : "descending") +
+  throw_merge_disorder(input_.name, layout_, order_, input_.data_start, index, previous, key);
+}
+
+void throw_merge_disorder(const std::string& name, const RecordLayout& layout, SortOrder order,
+                          std::uint64_t data_start, std::uint64_t index, const std::byte* previous,
+                          const std::byte* key) {
+  const bool bare = layout.is_bare_key();
+  const KeySpec spec = layout.key();
+  throw MergeDisorder(name + ": not in " + (order == SortOrder::ascending ? "ascending" : "descending") +
                       " order: " + (bare ? "key " : "record ") + std::to_string(index) + " is out of order (" +
                       (bare ? "" : "key ") + format_key(key, spec) + " after " + format_key(previous, spec) +
-                      ", at byte offset " + std::to_string(input_.data_start + index * layout_.record_size) + ")");
+                      ", at byte offset " + std::to_string(data_start + index * layout.record_size) + ")");
 }
 
 }  // namespace rmgsort

@@ -32,6 +32,14 @@ class MergeDisorder : public Error {
   using Error::Error;
 };
 
+// NAME's record INDEX is out of ORDER: "NAME: not in ascending order: key 4 is out of order (4 after 5,
+// at byte offset 16)", or for records "record 2 is out of order (key 0 after 11, at byte offset 26)",
+// as check words it. KEY and PREVIOUS point at the two keys (LAYOUT's key_size bytes); DATA_START
+// is the first record's byte offset in the input (a .npy header's length).
+[[noreturn]] void throw_merge_disorder(const std::string& name, const RecordLayout& layout, SortOrder order,
+                                       std::uint64_t data_start, std::uint64_t index, const std::byte* previous,
+                                       const std::byte* key);
+
 // What a window knows of the input it reads, for its checks and their messages. A run a pass wrote
 // needs none (it was merged from checked inputs): `checked` false.
 struct WindowInput {

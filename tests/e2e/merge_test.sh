@@ -12,12 +12,26 @@
 #   4. .npy inputs: a .npy output of the summed shape, np.load's stable sort; a dtype that differs;
 #   5. an input out of order: exit 1 naming it, the record and its byte offset, nothing committed,
 #      nothing left in -T, --stats saying so; in a pass of runs too;
-#   6. the usage errors: no inputs, - twice, a missing file, no --type, a cut record, formats mixed.
+#   6. the usage errors: no inputs, - twice, a missing file, no --type, a cut record, formats mixed;
+#   8. --method sort and auto (app/merge_method.hpp): the same bytes as the merge for keys, records,
+#      .npy and -u, in memory and through sort's spill files; an input out of order still exit 1 with
+#      the merge's words; streams refused by sort and merged by auto; auto's rule in --stats.
+#   7. --unique (as sort -m -u) against tests/e2e/pipeline_ref.py (the stable argsort of the
+#      concatenation, then the first of each run of equal keys): in 2 for every layout and order, one
+#      pass and passes; here --stats (records kept, duplicates dropped), many runs of repeated keys in
+#      one pass and several, standard input among the inputs, .npy outputs of the count kept (refused
+#      on a pipe).
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 require_numpy_python
 REF="$E2E_DIR/records_ref.py"
 ref() { "$PY" "$REF" "$@"; }
+# unique_ref ARGS...: tests/e2e/pipeline_ref.py check ARGS... agrees (--unique: the stable argsort of the
+# inputs' concatenation, then the first of each run of equal keys).
+unique_ref() {
+  local why
+  why=$("$PY" "$E2E_DIR/pipeline_ref.py" check "$@" 2>&1) || fail "not the reference: $why"
+}
 
 D=$WORK/merge
 T=$WORK/temp  # the merges' -T: nothing may be left there
@@ -169,11 +183,25 @@ for type in u32 u64 i32 i64 f32 f64 bytes:1 bytes:3 bytes:10 bytes:32; do
         end
         expect_ref "$type" "$r" "$k" "$order" "$in.$order.concat" "$in.$order.out" "$in.$order.idx" \
           "$what: the stable merge and its positions"
+        begin "$what: --unique, one pass and through passes: the first of each run of equal keys, positions"
+        rmg merge "${RUNS[@]}" -t "$type" --record-size "$r" --key-offset "$k" "${flag[@]}" -u -o "$in.$order.u" \
+          --index-output "$in.$order.uidx" -T "$T" --verify
+        expect_rc 0
+        rmg merge "${RUNS[@]}" -t "$type" --record-size "$r" --key-offset "$k" "${flag[@]}" -u -o "$in.$order.up" \
+          --index-output "$in.$order.upidx" --host-memory 1M -T "$T"
+        expect_rc 0
+        expect_same "$in.$order.u" "$in.$order.up"
+        expect_same "$in.$order.uidx" "$in.$order.upidx"
+        desc=()
+        [[ $order == desc ]] && desc=(--desc)
+        unique_ref --unique "${desc[@]}" --raw "$type" "$r" "$k" "$in.$order.u" "$in.$order.uidx" "${RUNS[@]}"
+        expect_temp_empty
+        end
       done
     done
   done
   flush_ref
-  rm -f "$D"/*.in "$D"/*.run "$D"/*.out "$D"/*.passes "$D"/*.idx "$D"/*.concat
+  rm -f "$D"/*.in "$D"/*.run "$D"/*.out "$D"/*.passes "$D"/*.idx "$D"/*.concat "$D"/*.u "$D"/*.up "$D"/*idx
 done
 
 echo "== 3. standard input as one of the inputs"
@@ -332,5 +360,186 @@ rmg merge "$D/empty.u64" -t u64 -o "$D/empty.out"
 expect_rc 0
 expect_size "$D/empty.out" 0
 end
+
+echo "== 7. --unique"
+ref gen <(echo "$D/rep.in u64 200000 8 0 many 17") || { echo "records_ref.py gen failed" >&2; exit 2; }
+sizes=()
+for ((i = 0; i < 40; i++)); do sizes+=($(((i * 3571) % 9000))); done
+sizes[1]=0 sizes[2]=1
+mapfile -t slices < <(make_slices "$D/rep.in" 8 "$D/rep" "${sizes[@]}")
+for order in asc desc; do
+  flag=() desc=()
+  [[ $order == desc ]] && flag=(-r) desc=(--desc)
+  sort_runs u64 8 0 "$order" "${slices[@]}"
+  begin "40 runs of repeated u64 keys, $order, -u: one pass, --stats records kept and duplicates dropped"
+  rmg merge "${RUNS[@]}" -t u64 "${flag[@]}" -u -o "$D/rep.u" --index-output "$D/rep.uidx" -T "$T" \
+    --stats "$D/rep.json" --verify
+  expect_rc 0
+  expect_stderr_empty
+  unique_ref --unique "${desc[@]}" --raw u64 8 0 "$D/rep.u" "$D/rep.uidx" "${RUNS[@]}"
+  kept=$(($(stat -c %s "$D/rep.u") / 8))
+  [[ $(stat_of "$D/rep.json" unique) == True ]] || fail "--stats: unique is not true"
+  [[ $(stat_of "$D/rep.json" records) == 200000 ]] || fail "--stats: records $(stat_of "$D/rep.json" records)"
+  [[ $(stat_of "$D/rep.json" records_kept) == "$kept" ]] ||
+    fail "--stats: records_kept $(stat_of "$D/rep.json" records_kept), wrote $kept"
+  [[ $(stat_of "$D/rep.json" duplicates_dropped) == $((200000 - kept)) ]] ||
+    fail "--stats: duplicates_dropped $(stat_of "$D/rep.json" duplicates_dropped), expected $((200000 - kept))"
+  [[ $kept -lt 200000 ]] || fail "no duplicate dropped: the data has repeats"
+  end
+  begin "40 runs of repeated u64 keys, $order, -u through passes (--host-memory 1M): the same bytes"
+  rmg merge "${RUNS[@]}" -t u64 "${flag[@]}" -u -o "$D/rep.up" --index-output "$D/rep.upidx" --host-memory 1M \
+    -T "$T" --stats "$D/rep.passes.json"
+  expect_rc 0
+  passes=$("$PY" -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["passes"]))' "$D/rep.passes.json")
+  [[ $passes -ge 2 ]] || fail "--stats: $passes passes with --host-memory 1M, expected more than 1"
+  [[ $(stat_of "$D/rep.passes.json" duplicates_dropped) == $(stat_of "$D/rep.json" duplicates_dropped) ]] ||
+    fail "--stats: duplicates_dropped differs from the one pass's"
+  expect_same "$D/rep.u" "$D/rep.up"
+  expect_same "$D/rep.uidx" "$D/rep.upidx"
+  expect_temp_empty
+  end
+  begin "-u with standard input as the third input, $order: the reference's records and positions"
+  rmg merge "${RUNS[0]}" "${RUNS[1]}" - "${RUNS[@]:3}" -t u64 "${flag[@]}" -u -o "$D/rep.s" \
+    --index-output "$D/rep.sidx" -T "$T" <"${RUNS[2]}"
+  expect_rc 0
+  expect_same "$D/rep.u" "$D/rep.s"
+  expect_same "$D/rep.uidx" "$D/rep.sidx"
+  end
+done
+begin "without -u: --stats unique false, duplicates_dropped null, records_kept every record"
+rmg merge "${RUNS[@]}" -t u64 -r -o "$D/rep.all" --stats "$D/rep.all.json"
+expect_rc 0
+[[ $(stat_of "$D/rep.all.json" unique) == False ]] || fail "--stats: unique is not false"
+[[ -z $(stat_of "$D/rep.all.json" duplicates_dropped) ]] || fail "--stats: duplicates_dropped is not null"
+[[ $(stat_of "$D/rep.all.json" records_kept) == 200000 ]] || fail "--stats: records_kept is not every record"
+end
+rm -f "$D"/rep.*.in "$D"/rep.*.run "$D"/rep.u* "$D"/rep.s* "$D"/rep.all* "$D"/rep.*json
+
+begin ".npy runs, -u --key key: a .npy of the count kept (its header written again), positions as .npy"
+rmg merge "$D"/n{0,1,2,3,4}.npy --key key -u -o "$D/nu.npy" --index-output "$D/nu.idx.npy" -T "$T" \
+  --stats "$D/nu.json"
+expect_rc 0
+unique_ref --unique --npy --key key "$D/nu.npy" "$D/nu.idx.npy" "$D"/n{0,1,2,3,4}.npy
+[[ $(stat_of "$D/nu.json" duplicates_dropped) -gt 0 ]] || fail "--stats: no duplicate dropped (keys -50 .. 49)"
+end
+begin ".npy runs, -u -r through passes (--host-memory 1M): the same bytes as one pass"
+"$PY" -c '
+import sys, numpy as np
+for i in range(5):
+    a = np.load(f"{sys.argv[1]}/n{i}.npy")
+    np.save(f"{sys.argv[1]}/r{i}.npy", a[np.argsort(-a["key"], kind="stable")])
+' "$D" || fail "writing descending .npy runs failed"
+for ((i = 0; i < 8; i++)); do cp "$D/r3.npy" "$D/rr$i.npy"; done
+rmg merge "$D"/r{0,1,2,3,4}.npy "$D"/rr*.npy --key key -u -r -o "$D/ru.npy" -T "$T"
+expect_rc 0
+rmg merge "$D"/r{0,1,2,3,4}.npy "$D"/rr*.npy --key key -u -r -o "$D/ru.passes.npy" --host-memory 1M -T "$T"
+expect_rc 0
+expect_same "$D/ru.npy" "$D/ru.passes.npy"
+unique_ref --unique --desc --npy --key key "$D/ru.npy" - "$D"/r{0,1,2,3,4}.npy "$D"/rr*.npy
+expect_temp_empty
+end
+begin ".npy runs, -u to a pipe: exit 2 naming standard output (its header cannot be written again)"
+"$RMGSORT" merge "$D"/n{0,1,2,3,4}.npy --key key -u 2>"$WORK/stderr" | cat >"$D/nu.piped"
+RC=${PIPESTATUS[0]}
+expect_rc 2
+expect_stderr "standard output: --unique with .npy inputs writes the .npy header again at the end" \
+  "is not a regular file" "-o FILE.npy"
+expect_size "$D/nu.piped" 0
+end
+
+echo "== 8. --method sort and auto"
+mapfile -t slices < <(make_slices "$D/rep.in" 8 "$D/m" "${sizes[@]}")
+sort_runs u64 8 0 asc "${slices[@]}"
+URUNS=("${RUNS[@]}")  # (RUNS is the records' runs below)
+rmg merge "${RUNS[@]}" -t u64 -o "$D/m.merge" --index-output "$D/m.merge.idx" --method merge --stats "$D/m.merge.json"
+[[ $(stat_of "$D/m.merge.json" method) == merge ]] || fail "--method merge: --stats method $(stat_of "$D/m.merge.json" method)"
+rmg merge "${RUNS[@]}" -t u64 -u -o "$D/m.merge.u" --method merge
+for memory in "" "--host-memory 4M"; do
+  begin "--method sort ${memory:-in memory}: the merge's bytes and positions, -u too, --stats method sort, -T empty"
+  rmg merge "${RUNS[@]}" -t u64 -o "$D/m.sort" --index-output "$D/m.sort.idx" --method sort $memory -T "$T" \
+    --stats "$D/m.sort.json" --verify
+  expect_rc 0
+  expect_same "$D/m.merge" "$D/m.sort"
+  expect_same "$D/m.merge.idx" "$D/m.sort.idx"
+  [[ $(stat_of "$D/m.sort.json" method) == sort ]] || fail "--stats: method $(stat_of "$D/m.sort.json" method)"
+  [[ $(stat_of "$D/m.sort.json" records) == 200000 ]] || fail "--stats: records $(stat_of "$D/m.sort.json" records)"
+  path=$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["plan"]["path"])' "$D/m.sort.json")
+  [[ -z $memory || $path == spill ]] || fail "--stats: plan path $path with $memory, expected spill"
+  rmg merge "${RUNS[@]}" -t u64 -u -o "$D/m.sort.u" --method sort $memory -T "$T"
+  expect_rc 0
+  expect_same "$D/m.merge.u" "$D/m.sort.u"
+  expect_temp_empty
+  end
+  begin "--method sort ${memory:-in memory}, an input out of order: exit 1, the merge's words, nothing committed"
+  rmg merge "$D/a.u64" "$D/b.u64" "$D/c.u64" -t u64 -o "$D/m.bad" --method sort $memory -T "$T" \
+    --stats "$D/m.bad.json"
+  expect_rc 1
+  expect_stderr "rmgsort: $D/b.u64: not in ascending order: key 4 is out of order (7 after 8, at byte offset 32)"
+  expect_no_file "$D/m.bad"
+  [[ $(stat_of "$D/m.bad.json" exit_code) == 1 ]] || fail "--stats: exit_code is not 1"
+  expect_temp_empty
+  end
+done
+begin "--method sort through spill files, a large input out of order: exit 1 naming it (each input checked first)"
+cp "${URUNS[10]}" "$D/m.late.run"
+printf '\xff\xff\xff\xff\xff\xff\xff\xff' | dd of="$D/m.late.run" bs=8 seek=2 conv=notrunc status=none
+rmg merge "${URUNS[@]}" "$D/m.late.run" -t u64 -o "$D/m.late" --method sort --host-memory 2M -T "$T" \
+  --stats "$D/m.late.json"
+expect_rc 1
+expect_stderr "rmgsort: $D/m.late.run: not in ascending order: key 3 is out of order" "at byte offset 24)"
+expect_no_file "$D/m.late"
+path=$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["plan"]["path"])' "$D/m.late.json")
+[[ $path == spill ]] || fail "--stats: plan path $path, expected spill"
+expect_temp_empty
+end
+begin "--method sort, records (13 bytes, f32 key at 3, both orders) and .npy runs: the merge's bytes"
+for order in asc desc; do
+  flag=()
+  [[ $order == desc ]] && flag=(-r)
+  ref gen <(echo "$D/mr.in f32 20000 13 3 special 41") || { echo "records_ref.py gen failed" >&2; exit 2; }
+  mapfile -t rs < <(make_slices "$D/mr.in" 13 "$D/mr" 5000 0 7 8000 1)
+  sort_runs f32 13 3 "$order" "${rs[@]}"
+  for method in merge sort; do
+    rmg merge "${RUNS[@]}" -t f32 --record-size 13 --key-offset 3 "${flag[@]}" -u -o "$D/mr.$method" --method "$method"
+    expect_rc 0
+  done
+  expect_same "$D/mr.merge" "$D/mr.sort"
+done
+rmg merge "$D"/n{0,1,2,3,4}.npy --key key -u -o "$D/mn.sort.npy" --index-output "$D/mn.sort.idx.npy" --method sort
+expect_rc 0
+unique_ref --unique --npy --key key "$D/mn.sort.npy" "$D/mn.sort.idx.npy" "$D"/n{0,1,2,3,4}.npy
+end
+begin "--method sort with a pipe on standard input among the inputs: exit 2 naming it; auto merges it"
+rmg merge "${URUNS[3]}" - -t u64 -o "$D/m.stdin" --method sort < <(cat "${URUNS[4]}")
+expect_rc 2
+expect_stderr "stdin: --method sort reads regular files only" "use --method merge"
+expect_no_file "$D/m.stdin"
+rmg merge "${URUNS[3]}" - -t u64 -o "$D/m.stdin" --stats "$D/m.stdin.json" < <(cat "${URUNS[4]}")
+expect_rc 0
+[[ $(stat_of "$D/m.stdin.json" method) == merge ]] || fail "auto: --stats method $(stat_of "$D/m.stdin.json" method)"
+[[ $(stat_of "$D/m.stdin.json" method_because) == "stdin is a stream"* ]] ||
+  fail "auto: --stats method_because $(stat_of "$D/m.stdin.json" method_because)"
+end
+begin "auto on the CPU: 40 inputs merged, 300 sorted (app/merge_method.hpp's rule), the same bytes"
+rmg merge "${URUNS[@]}" -t u64 -o "$D/m.auto" --gpus none --stats "$D/m.auto.json"
+expect_rc 0
+expect_same "$D/m.merge" "$D/m.auto"
+[[ $(stat_of "$D/m.auto.json" method_asked) == auto ]] || fail "--stats: method_asked is not auto"
+[[ $(stat_of "$D/m.auto.json" method) == merge ]] || fail "40 inputs: --stats method $(stat_of "$D/m.auto.json" method)"
+many=()
+for ((i = 0; i < 300; i++)); do many+=("${URUNS[i % 40]}"); done
+rmg merge "${many[@]}" -t u64 -o "$D/m.many.auto" --gpus none --stats "$D/m.many.json"
+expect_rc 0
+[[ $(stat_of "$D/m.many.json" method) == sort ]] || fail "300 inputs: --stats method $(stat_of "$D/m.many.json" method)"
+rmg merge "${many[@]}" -t u64 -o "$D/m.many.merge" --method merge
+expect_rc 0
+expect_same "$D/m.many.merge" "$D/m.many.auto"
+end
+begin "--method bogus: exit 2 naming the choices"
+rmg merge "${URUNS[0]}" -t u64 -o "$D/m.bogus" --method bogus
+expect_rc 2
+expect_stderr "--method: unknown method 'bogus' (expected auto, merge or sort)"
+end
+rm -f "$D"/m.* "$D"/mr.* "$D"/mn.*
 
 summary

@@ -61,7 +61,7 @@ TYPED_TEST(MultiwayMergeKeysTest, NoRunsWriteNothing) {
 }
 
 // Every layout of the record tests: bytes:1/3/8/10/16/32 keys (whose first rank words tie often,
-// so the loser tree compares the rest), unaligned offsets, record sizes from the key to 100.
+// so the merge tree compares the rest), unaligned offsets, record sizes from the key to 100.
 TEST(MultiwayMergeRecordsTest, MergesEveryRecordLayoutInBothOrders) {
   for (const RecordLayout& layout : testing::record_test_layouts()) {
     SCOPED_TRACE(testing::layout_name(layout));
@@ -157,6 +157,44 @@ TEST(MultiwayMergeRecordsTest, ManyRuns) {
   for (std::uint64_t i = 0; i < 300; ++i) counts.push_back(i % 17);
   const TestRuns runs = testing::make_runs(layout, SortOrder::ascending, counts, 21);
   for (std::size_t parts : {1, 5, 16}) expect_merge_is_reference(runs, SortOrder::ascending, parts);
+}
+
+// The merge tree (host/merge_tree.hpp) refills each node's buffer many times over: runs far longer
+// than a buffer, for every shape of tree (2, 3, 5, 17 and 600 runs: a leaf paired with a node, odd
+// counts, buffers of the fewest entries), one child used up long before the other, with positions
+// and without, in one part (one tree).
+TEST(MultiwayMergeRecordsTest, LongRunsRefillTheTreesBuffersOfEveryShape) {
+  const RecordLayout layout = RecordLayout::bare_key(KeyType::i64);
+  for (std::size_t k : {2, 3, 5, 17, 600}) {
+    SCOPED_TRACE("runs " + std::to_string(k));
+    std::vector<std::uint64_t> counts;
+    for (std::size_t i = 0; i < k; ++i) counts.push_back(k > 100 ? 40 + i % 7 : 9000 / (i + 1) + i % 3);
+    for (SortOrder order : {SortOrder::ascending, SortOrder::descending}) {
+      const TestRuns runs = testing::make_runs(layout, order, counts, 31 + k);
+      expect_merge_is_reference(runs, order, 1);
+      std::vector<std::byte> records(runs.total() * layout.record_size);
+      merge_runs(layout, order, runs.views(), MergeTarget{records.data(), layout.record_size, nullptr}, 1);
+      EXPECT_EQ(records, testing::gather(runs, testing::reference_merge_positions(runs, order))) << "no positions";
+    }
+  }
+}
+
+// Equal first rank words with different keys (bytes:16 keys that differ in their last bytes only):
+// the tree compares the rest of the key, and ties of whole keys keep input order.
+TEST(MultiwayMergeRecordsTest, EqualFirstWordsCompareTheRestOfTheKey) {
+  const RecordLayout layout = RecordLayout::of({KeyType::bytes, 16}, 20, 2);
+  for (SortOrder order : {SortOrder::ascending, SortOrder::descending}) {
+    TestRuns runs = testing::make_runs(layout, order, {3000, 1, 2500, 700}, 9);
+    for (std::uint64_t r = 0; r < runs.total(); ++r) std::memset(runs.records.data() + r * 20 + 2, 0x7e, 8);
+    for (std::size_t i = 0; i < runs.counts.size(); ++i) {  // each run sorted again, by the rest of its keys
+      std::byte* first = runs.records.data() + runs.firsts[i] * 20;
+      const std::vector<std::byte> run(first, first + runs.counts[i] * 20);
+      const std::vector<std::uint64_t> order_of = testing::stable_argsort(run, layout, order);
+      for (std::size_t j = 0; j < order_of.size(); ++j) std::memcpy(first + j * 20, run.data() + order_of[j] * 20, 20);
+    }
+    expect_merge_is_reference(runs, order, 1);
+    expect_merge_is_reference(runs, order, 3);
+  }
 }
 
 TEST(MultiwayMergePartsTest, OnePartPerThreadUnlessThePartsWouldBeSmall) {
