@@ -23,15 +23,22 @@ namespace rmgsort {
 // up to its n.
 using SortedKeysHook = std::function<void(std::size_t keys)>;
 
-// Sorts keys[0, n) in `order`; `scratch` must hold n keys and may alias nothing else. Runs on the
-// current oneTBB arena (its concurrency is the caller's --threads). Synchronous. SORTED, when not
-// empty, is told the keys placed as the sort goes.
+// Sorts keys[0, n) in `order`, in place. Runs on the current oneTBB arena (its concurrency is the
+// caller's --threads). Synchronous. SORTED, when not empty, is told the keys placed as the sort goes.
+// Not stable, which no caller can tell: keys of equal radix bits are the same bytes.
 //
-// Out-of-place MSD radix sort on the encoded radix bits: parallel passes while a range is large,
-// sequential ones once it fits a core's cache. A pass first reduces the range's keys to the bits
-// in which they differ, so constant leading bits (skew, narrow ranges, all-equal keys) cost one
-// read-only pass and no scatter.
+// MSD radix sort on the encoded radix bits: in-place block passes (IPS²Ra's, host/radix_block_partition.hpp)
+// while a range is larger than a core's cache, then out-of-place passes between the range and a
+// buffer of the thread's own (host/radix_sort_cache.hpp). Each pass takes its digit below the
+// leading bits in which the range's keys agree, so constant leading bits (skew, narrow ranges)
+// cost no pass, and all-equal keys one read.
 template <class T>
-void radix_sort(T* keys, std::size_t n, SortOrder order, T* scratch, const SortedKeysHook& sorted = {});
+void radix_sort(T* keys, std::size_t n, SortOrder order, const SortedKeysHook& sorted = {});
+
+// The same, for callers that still hand a buffer as large as the keys: it is not used.
+template <class T>
+void radix_sort(T* keys, std::size_t n, SortOrder order, T* /*scratch*/, const SortedKeysHook& sorted = {}) {
+  radix_sort(keys, n, order, sorted);
+}
 
 }  // namespace rmgsort

@@ -22,16 +22,19 @@ inline constexpr int kMaxSequentialDigitBits = 11;
 // down to single keys, 0.36 s with LSD on the last 16 bits.
 inline constexpr int kLsdMaxBits = 24;
 
-// Ranges of at most this many keys are sorted by one thread; larger ones are split among threads.
-// 2^16 keys = 256-512 KiB: a core's L2 (2^16 to 2^20 measured within 10 % of each other).
+// Ranges of at most this many keys are sorted by one thread in its cache, between the range and a
+// buffer of the thread's own (CacheSorter); larger ones by in-place block passes. 2^16 keys =
+// 256-512 KiB: a core's L2 (2^16 to 2^20 measured within 10 % of each other).
 inline constexpr std::size_t kSequentialKeys = std::size_t{1} << 16;
+
+// The in-place pass moves keys in blocks of this many bytes (a stripe's buffers: 256 of them).
+inline constexpr std::size_t kBlockBytes = 2048;
 
 // Ranges of at most this many keys are finished by insertion sort.
 inline constexpr std::size_t kInsertionSortKeys = 32;
 
-// A parallel pass hands each task at least this many keys (amortises its 256-counter histogram),
-// and makes up to kTasksPerThread tasks per thread for load balance under work stealing.
-inline constexpr std::size_t kKeysPerTask = std::size_t{1} << 16;
-inline constexpr std::size_t kTasksPerThread = 4;
+// An in-place pass gives each stripe (a task, with its own 256 block buffers) at least this many
+// keys, and makes at most one stripe per thread.
+inline constexpr std::size_t kKeysPerTask = std::size_t{1} << 18;
 
 }  // namespace rmgsort::radix_config
