@@ -13,6 +13,7 @@
 #include "host/radix_block_partition.hpp"
 #include "host/radix_sort_cache.hpp"
 #include "host/radix_sort_config.hpp"
+#include "host/radix_sort_presorted.hpp"
 
 namespace rmgsort {
 namespace {
@@ -51,8 +52,16 @@ class RadixSorter {
         sorted_(sorted ? &sorted : nullptr) {}
 
   void sort(std::size_t n) {
-    if (n > kSequentialKeys) return sort_parallel<true>(0, n, kKeyBits);
-    if (n > 1) sort_in_cache<true>(0, n, kKeyBits);
+    if (n <= kSequentialKeys) {
+      if (n > 1) sort_in_cache<true>(0, n, kKeyBits);
+      return placed(n);
+    }
+    using radix_sort_detail::Presorted;
+    const Presorted presorted = radix_sort_detail::find_presorted(
+        n, concurrency_ * 4, [keys = keys_](std::size_t i) { return load<true>(keys + i); });
+    if (presorted == Presorted::no) return sort_parallel<true>(0, n, kKeyBits);
+    // Equal keys are the same bytes, so the reverse of a descending input is the sorted one.
+    if (presorted == Presorted::descending) radix_sort_detail::reverse_in_parallel(keys_, n, kKeysPerTask);
     placed(n);
   }
 
@@ -61,6 +70,11 @@ class RadixSorter {
   static Bits load(const Bits* p) {
     return Cache::template load<kRaw>(p);
   }
+  // load<kRaw> as a type of its own, so that the pass inlines it.
+  template <bool kRaw>
+  struct Load {
+    Bits operator()(const Bits* p) const { return load<kRaw>(p); }
+  };
   void placed(std::size_t keys) const {
     if (sorted_ != nullptr && keys > 0) (*sorted_)(keys);
   }
@@ -121,10 +135,10 @@ class RadixSorter {
     }
     int shift = Cache::next_shift(differing, bit_end, kDigitBits);
     const std::size_t stripes = std::clamp<std::size_t>(n / kKeysPerTask, 1, concurrency_);
-    auto outcome = radix_sort_detail::block_partition(keys, n, shift, stripes, &load<kRaw>, pool_);
+    auto outcome = radix_sort_detail::block_partition(keys, n, shift, stripes, Load<kRaw>{}, pool_);
     if (shift + kDigitBits < kKeyBits && (outcome.differing >> (shift + kDigitBits)) != 0) {
       shift = Cache::next_shift(outcome.differing, bit_end, kDigitBits);
-      outcome = radix_sort_detail::block_partition(keys, n, shift, stripes, &load<false>, pool_);
+      outcome = radix_sort_detail::block_partition(keys, n, shift, stripes, Load<false>{}, pool_);
     }
     if (shift == 0) {
       // Each bucket holds one value: the range is sorted once decoded.
