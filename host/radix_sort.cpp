@@ -2,6 +2,7 @@
 
 #include <tbb/blocked_range.h>
 #include <tbb/enumerable_thread_specific.h>
+#include <tbb/global_control.h>
 #include <tbb/parallel_for.h>
 #include <tbb/parallel_reduce.h>
 #include <tbb/task_arena.h>
@@ -22,6 +23,12 @@ using namespace radix_config;
 using radix_sort_detail::CacheSorter;
 using radix_sort_detail::kBuckets;
 
+// The threads a sort may use: the arena's, within --threads (a global_control).
+std::size_t radix_sort_threads() {
+  return std::min(std::size_t(tbb::this_task_arena::max_concurrency()),
+                  tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism));
+}
+
 // One sort call. keys_ holds the caller's bit patterns until a range's first read ("raw", kRaw),
 // encoded radix bits afterwards (every in-place pass stores keys encoded); every sort_* function
 // leaves its range sorted and decoded, and is told that the range's keys agree on every bit at and
@@ -32,7 +39,8 @@ class RadixSorter {
   using Bits = typename Cache::Bits;
   static constexpr int kKeyBits = Cache::kKeyBits;
 
-  // A thread's buffer for the cache-sized ranges it sorts (allocated on its first one).
+  // A thread's buffer for the cache-sized ranges it sorts, as large as the largest so far: as
+  // those ranges are disjoint, all threads' buffers together hold at most the sort's keys.
   struct CacheScratch {
     std::unique_ptr<Bits[]> keys;
     std::size_t size = 0;
@@ -46,12 +54,11 @@ class RadixSorter {
   };
 
  public:
-  RadixSorter(Bits* keys, const SortedKeysHook& sorted)
-      : keys_(keys),
-        concurrency_(std::size_t(tbb::this_task_arena::max_concurrency())),
-        sorted_(sorted ? &sorted : nullptr) {}
+  RadixSorter(Bits* keys, std::size_t n, const SortedKeysHook& sorted)
+      : keys_(keys), n_(n), concurrency_(radix_sort_threads()), sorted_(sorted ? &sorted : nullptr) {}
 
-  void sort(std::size_t n) {
+  void sort() {
+    const std::size_t n = n_;
     if (n <= kSequentialKeys) {
       if (n > 1) sort_in_cache<true>(0, n, kKeyBits);
       return placed(n);
@@ -82,7 +89,7 @@ class RadixSorter {
   template <bool kRaw>
   void sort_in_cache(std::size_t begin, std::size_t end, int bit_end) {
     const std::size_t n = end - begin;
-    Cache(keys_ + begin, scratch_.local().get(std::max(n, kSequentialKeys))).template sort<kRaw>(n, bit_end);
+    Cache(keys_ + begin, scratch_.local().get(n)).template sort<kRaw>(n, bit_end);
   }
 
   // The bits in which 257 keys spread over the range differ: a subset of the range's.
@@ -134,7 +141,10 @@ class RadixSorter {
       return placed(n);
     }
     int shift = Cache::next_shift(differing, bit_end, kDigitBits);
-    const std::size_t stripes = std::clamp<std::size_t>(n / kKeysPerTask, 1, concurrency_);
+    // The range's share of the threads, so that the passes running at once (on disjoint ranges)
+    // have about as many stripes together as there are threads.
+    const std::size_t share = (n * concurrency_ + n_ - 1) / n_;
+    const std::size_t stripes = std::clamp<std::size_t>(std::min(n / kKeysPerTask, share), 1, concurrency_);
     auto outcome = radix_sort_detail::block_partition(keys, n, shift, stripes, Load<kRaw>{}, pool_);
     if (shift + kDigitBits < kKeyBits && (outcome.differing >> (shift + kDigitBits)) != 0) {
       shift = Cache::next_shift(outcome.differing, bit_end, kDigitBits);
@@ -166,6 +176,7 @@ class RadixSorter {
   }
 
   Bits* keys_;
+  std::size_t n_;  // the keys of the whole sort
   std::size_t concurrency_;
   const SortedKeysHook* sorted_;  // nullptr: nobody asks
   tbb::enumerable_thread_specific<CacheScratch> scratch_;
@@ -174,14 +185,23 @@ class RadixSorter {
 
 }  // namespace
 
+std::uint64_t radix_sort_scratch_bytes(KeyType type, std::uint64_t keys) {
+  const std::uint64_t width = key_width(type), threads = radix_sort_threads();
+  if (keys <= kSequentialKeys) return keys * width;
+  // Stripe buffers: those of the passes running at once (a stripe has at least kKeysPerTask keys
+  // unless it is its pass's only one), with each pass's spill buffer.
+  const std::uint64_t stripes = std::min<std::uint64_t>(threads, (keys + kKeysPerTask - 1) / kKeysPerTask);
+  return std::min<std::uint64_t>(keys, threads * kSequentialKeys) * width + (2 * stripes + 2) * kStripeBufferBytes;
+}
+
 template <class T>
 void radix_sort(T* keys, std::size_t n, SortOrder order, const SortedKeysHook& sorted) {
   // The sorter reads and writes the keys only as unsigned bit patterns of the same width.
   auto* bits = reinterpret_cast<RadixBits<T>*>(keys);
   if (order == SortOrder::ascending) {
-    RadixSorter<T, SortOrder::ascending>(bits, sorted).sort(n);
+    RadixSorter<T, SortOrder::ascending>(bits, n, sorted).sort();
   } else {
-    RadixSorter<T, SortOrder::descending>(bits, sorted).sort(n);
+    RadixSorter<T, SortOrder::descending>(bits, n, sorted).sort();
   }
 }
 

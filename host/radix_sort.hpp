@@ -10,10 +10,12 @@
 
 namespace rmgsort {
 
-// Bytes of scratch memory radix_sort needs beside the keys: one buffer of the same size.
-[[nodiscard]] constexpr std::uint64_t radix_sort_scratch_bytes(KeyType type, std::uint64_t keys) {
-  return keys * key_width(type);
-}
+// Bytes radix_sort allocates beside `keys` keys of `type` on the current oneTBB arena, at most:
+// the cache-sized ranges' buffers (each thread's as large as the largest range it sorted: at most
+// the keys, at most kSequentialKeys a thread) and, for more keys than that, the in-place passes'
+// stripe buffers (about two a thread, radix_config::kStripeBufferBytes each). For 2^30 u64 keys on
+// 32 threads: 49 MiB, 0.6 % of the keys' 8 GiB (the out-of-place sort took 8 GiB).
+[[nodiscard]] std::uint64_t radix_sort_scratch_bytes(KeyType type, std::uint64_t keys);
 
 // Told, by whichever thread placed them, how many keys have reached their sorted place (--progress):
 // once for each chunk of buckets a parallel pass hands a thread (the cache-sized buckets it
