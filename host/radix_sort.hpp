@@ -37,10 +37,4 @@ using SortedKeysHook = std::function<void(std::size_t keys)>;
 template <class T>
 void radix_sort(T* keys, std::size_t n, SortOrder order, const SortedKeysHook& sorted = {});
 
-// The same, for callers that still hand a buffer as large as the keys: it is not used.
-template <class T>
-void radix_sort(T* keys, std::size_t n, SortOrder order, T* /*scratch*/, const SortedKeysHook& sorted = {}) {
-  radix_sort(keys, n, order, sorted);
-}
-
 }  // namespace rmgsort
