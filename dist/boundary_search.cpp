@@ -9,6 +9,39 @@
 #include "core/error.hpp"
 
 namespace rmgsort::dist {
+namespace {
+
+// What a level counts, for keys of one word (numbers, bytes:1..8), as plain integers: by value, so
+// that the loop keeps them in registers (the counters are uint64s too, which could alias anything
+// the loop reached through a reference).
+struct OneWordLevel {
+  KeyShape shape;
+  std::size_t record_size;
+  std::uint64_t prefix_mask, low, high;  // the bits above the digit; the first and last bucket's
+  const std::uint64_t* buckets;          // each bucket's prefix, ascending
+  std::size_t bucket_count;
+  int digit_shift, width;
+};
+
+template <class Rank>
+void count_one_word(const Rank rank, const OneWordLevel level, const std::byte* records, std::uint64_t begin,
+                    std::uint64_t end, std::uint64_t* counts) {
+  const std::uint64_t digit_mask = (std::uint64_t{1} << level.width) - 1;
+  for (std::uint64_t i = begin; i != end; ++i) {
+    const std::uint64_t key = rank_key_word(rank, records + i * level.record_size, level.shape);
+    const std::uint64_t prefix = key & level.prefix_mask;
+    if (prefix < level.low || prefix > level.high) continue;
+    std::size_t bucket = 0;
+    if (level.bucket_count > 1) {
+      const std::uint64_t* found = std::lower_bound(level.buckets, level.buckets + level.bucket_count, prefix);
+      if (*found != prefix) continue;
+      bucket = std::size_t(found - level.buckets);
+    }
+    ++counts[bucket << level.width | ((key >> level.digit_shift) & digit_mask)];
+  }
+}
+
+}  // namespace
 
 BoundarySearch::BoundarySearch(std::uint64_t total, int ranks, const RecordLayout& layout, SortOrder order)
     : total_(total), layout_(layout), order_(order), bits_(key_bits(layout)) {
@@ -26,18 +59,39 @@ void BoundarySearch::make_buckets() {
 void BoundarySearch::count(const std::byte* records, std::uint64_t count, std::span<std::uint64_t> counts) const {
   RMGSORT_EXPECTS(counts.size() == counters(), "a level's counters");
   const int width = digit_bits(), bit = bit_;
-  const KeyShape shift = key_shape(layout_);
+  const KeyShape shape = key_shape(layout_);
+  const int words = key_words(layout_);
+  const KeyLess less{words};
   const std::size_t record_size = layout_.record_size;
+  // Most records lie in no bucket after the first level: those outside [first, last] are passed over
+  // before any search.
+  const RankKey first = buckets_.front(), last = buckets_.back();
+  // Keys of one word (numbers, bytes:1..8) take a path of plain integers: a level of 25 M u64 keys
+  // took 0.28 s (the first 0.08 s) against 0.62-0.70 s through RankKeys, whose 32-byte copies stall
+  // on store forwarding (2 threads of a 2-core machine that others loaded too).
+  std::vector<std::uint64_t> first_words;
+  for (const RankKey& bucket : buckets_) first_words.push_back(bucket[0]);
+  const OneWordLevel one_word{shape, record_size, bit == 0 ? 0 : ~std::uint64_t{0} << (64 - bit), first[0], last[0],
+                              first_words.data(), first_words.size(), 64 - bit - width, width};
   tbb::enumerable_thread_specific<std::vector<std::uint64_t>> local([&] { return std::vector<std::uint64_t>(counts.size()); });
   visit_rank(layout_, order_, [&](const auto& rank) {
     tbb::parallel_for(tbb::blocked_range<std::uint64_t>(0, count, 1 << 16), [&](const auto& range) {
       std::vector<std::uint64_t>& mine = local.local();
+      if (words == 1) {
+        count_one_word(rank, one_word, records, range.begin(), range.end(), mine.data());
+        return;
+      }
       for (std::uint64_t i = range.begin(); i != range.end(); ++i) {
-        const RankKey key = rank_key(rank, records + i * record_size, shift);
+        const RankKey key = rank_key(rank, records + i * record_size, shape);
         const RankKey prefix = prefix_of(key, bit);
-        const auto found = std::lower_bound(buckets_.begin(), buckets_.end(), prefix);
-        if (found == buckets_.end() || *found != prefix) continue;
-        ++mine[std::size_t(found - buckets_.begin()) << width | digit_at(key, bit, width)];
+        if (less(prefix, first) || less(last, prefix)) continue;
+        std::size_t bucket = 0;
+        if (buckets_.size() > 1) {
+          const auto found = std::lower_bound(buckets_.begin(), buckets_.end(), prefix, less);
+          if (!same_key(*found, prefix, words)) continue;
+          bucket = std::size_t(found - buckets_.begin());
+        }
+        ++mine[bucket << width | digit_at(key, bit, width)];
       }
     });
   });

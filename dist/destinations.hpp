@@ -32,16 +32,22 @@ namespace rmgsort::dist {
 class Destinations {
  public:
   // BOUNDARIES found (done); EQUAL_EARLIER[v]: the records of boundary_keys()[v] that precede, in
-  // global input order, the first record this classifier will be given.
-  Destinations(const std::vector<Boundary>& boundaries, std::vector<std::uint64_t> equal_earlier);
+  // global input order, the first record this classifier will be given; WORDS: key_words() of the
+  // layout.
+  Destinations(const std::vector<Boundary>& boundaries, std::vector<std::uint64_t> equal_earlier, int words);
 
   // The rank the next record goes to, given its key; records must come in input order. (Stateful
   // only for the records of a boundary's key.)
   [[nodiscard]] int next(const RankKey& key);
 
   [[nodiscard]] const std::vector<RankKey>& keys() const { return keys_; }
+  // Per boundary key: its records given so far, and earlier. Replacing them starts the classifier
+  // elsewhere in the input (dist/parallel_destinations.hpp gives each block of records its own).
+  [[nodiscard]] const std::vector<std::uint64_t>& seen() const { return seen_; }
+  void set_seen(std::vector<std::uint64_t> seen) { seen_ = std::move(seen); }
 
  private:
+  KeyLess less_;
   std::vector<RankKey> values_;        // each boundary's key, ascending
   std::vector<std::uint64_t> before_;  // each boundary's equal_before(), ascending among equal keys
   std::vector<RankKey> keys_;          // the distinct values_

@@ -24,7 +24,7 @@ Destinations find_destinations(const Communicator& communicator, const std::byte
   std::vector<std::uint64_t> earlier = count_boundary_keys(records, count, layout, order, keys);
   communicator.exclusive_sum(earlier);
   report.seconds = watch.seconds();
-  return Destinations(search.boundaries(), std::move(earlier));
+  return Destinations(search.boundaries(), std::move(earlier), key_words(layout));
 }
 
 }  // namespace rmgsort::dist

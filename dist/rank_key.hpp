@@ -32,6 +32,26 @@ struct KeyShape {
   int bits = 64;
 };
 
+// The words that hold a key of LAYOUT: every later word of a RankKey is zero.
+[[nodiscard]] constexpr int key_words(const RecordLayout& layout) { return (key_bits(layout) + 63) / 64; }
+
+// Order and equality of RankKeys on their first `words` words (key_words()): one comparison for a
+// number, where std::array's operators would compare all four words through memcmp.
+struct KeyLess {
+  int words = 4;
+  [[nodiscard]] constexpr bool operator()(const RankKey& a, const RankKey& b) const {
+    for (int w = 0; w < words; ++w)
+      if (a[std::size_t(w)] != b[std::size_t(w)]) return a[std::size_t(w)] < b[std::size_t(w)];
+    return false;
+  }
+};
+
+[[nodiscard]] constexpr bool same_key(const RankKey& a, const RankKey& b, int words) {
+  for (int w = 0; w < words; ++w)
+    if (a[std::size_t(w)] != b[std::size_t(w)]) return false;
+  return true;
+}
+
 [[nodiscard]] constexpr KeyShape key_shape(const RecordLayout& layout) {
   return {layout.key_type == KeyType::bytes ? 0 : 64 - key_bits(layout), key_bits(layout)};
 }
@@ -70,6 +90,14 @@ template <class Rank>
   for (int w = 0; w < words; ++w) key[std::size_t(w)] = rank.word(record, w);
   key[0] <<= shape.shift;
   return shape.bits % 64 == 0 ? key : prefix_of(key, shape.bits);
+}
+
+// The first word of rank_key(), alone: the whole key when key_words() is 1 (numbers, bytes:1..8),
+// as a plain integer for the hot loops.
+template <class Rank>
+[[nodiscard]] inline std::uint64_t rank_key_word(const Rank& rank, const std::byte* record, KeyShape shape) {
+  const std::uint64_t word = rank.word(record, 0) << shape.shift;
+  return shape.bits >= 64 ? word : word & ~(~std::uint64_t{0} >> shape.bits);
 }
 
 }  // namespace rmgsort::dist

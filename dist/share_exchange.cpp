@@ -4,8 +4,11 @@
 #include <cstring>
 #include <memory>
 
+#include <tbb/parallel_for.h>
+
 #include "core/error.hpp"
 #include "core/record_rank.hpp"
+#include "dist/parallel_destinations.hpp"
 #include "dist/rank_key.hpp"
 #include "report/stopwatch.hpp"
 
@@ -17,14 +20,105 @@ std::uint64_t ShareCounts::received() const {
   return total;
 }
 
+namespace {
+
+// Records classified at once: their destinations take 4 MiB.
+constexpr std::uint64_t kWindowRecords = std::uint64_t{1} << 20;
+// Records a thread stages at once.
+constexpr std::uint64_t kBlockRecords = std::uint64_t{1} << 16;
+
+// The slice's destinations, a window at a time, in input order.
+class DestinationWindows {
+ public:
+  DestinationWindows(Destinations destinations, const ShareSlice& slice)
+      : classifier_(std::move(destinations)), slice_(slice),
+        destinations_(std::size_t(std::min(kWindowRecords, slice.count))) {}
+
+  // Classifies the next window; false when the slice is done.
+  bool next() {
+    first_ += count_;
+    count_ = std::min(kWindowRecords, slice_.count - first_);
+    if (count_ == 0) return false;
+    classify_records(classifier_, slice_.records + first_ * slice_.layout.record_size, count_, slice_.layout,
+                     slice_.order, destinations_.data());
+    return true;
+  }
+  [[nodiscard]] std::uint64_t first() const { return first_; }  // the window's first record in the slice
+  [[nodiscard]] std::uint64_t count() const { return count_; }
+  [[nodiscard]] const std::uint32_t* destinations() const { return destinations_.data(); }
+
+ private:
+  Destinations classifier_;
+  const ShareSlice& slice_;
+  std::vector<std::uint32_t> destinations_;
+  std::uint64_t first_ = 0, count_ = 0;
+};
+
+// A round's send buffer: a slot of `slot` records for each rank, filled in input order.
+struct Staging {
+  std::byte* buffer;
+  std::size_t slot;   // records
+  std::size_t wire;   // bytes a record
+  std::vector<std::uint64_t> fill;  // records in each slot
+
+  void put(const ShareSlice& slice, std::uint64_t index, std::uint32_t rank, std::uint64_t place) {
+    std::byte* out = buffer + (std::size_t(rank) * slot + place) * wire;
+    std::memcpy(out, slice.records + index * slice.layout.record_size, slice.layout.record_size);
+    if (slice.append_position) {
+      const std::uint64_t position = slice.first_position + index;
+      std::memcpy(out + slice.layout.record_size, &position, 8);
+    }
+  }
+};
+
+// Stages records [from, window end) of WINDOW into STAGING, in input order, until a record's slot
+// is full; returns the records staged. Blocks that fit whole are copied in parallel, each to the
+// places an exclusive scan of the blocks' counts gives it.
+std::uint64_t stage(const ShareSlice& slice, const DestinationWindows& window, std::uint64_t from, Staging& staging) {
+  const std::size_t ranks = staging.fill.size();
+  const std::uint32_t* destinations = window.destinations();
+  const std::uint64_t end = window.count();
+  const std::size_t blocks = std::size_t((end - from + kBlockRecords - 1) / kBlockRecords);
+  const auto block_first = [&](std::size_t b) { return from + b * kBlockRecords; };
+  const auto block_end = [&](std::size_t b) { return std::min(end, from + (b + 1) * kBlockRecords); };
+  std::vector<std::uint64_t> counts(blocks * ranks);
+  tbb::parallel_for(std::size_t{0}, blocks, [&](std::size_t b) {
+    for (std::uint64_t i = block_first(b); i < block_end(b); ++i) ++counts[b * ranks + destinations[i]];
+  });
+  // places[b]: where block b's records of each rank go; the first block that does not fit whole
+  // ends the parallel part.
+  std::vector<std::uint64_t> places(blocks * ranks);
+  std::size_t whole = 0;
+  for (; whole < blocks; ++whole) {
+    bool fits = true;
+    for (std::size_t r = 0; r < ranks && fits; ++r) fits = staging.fill[r] + counts[whole * ranks + r] <= staging.slot;
+    if (!fits) break;
+    for (std::size_t r = 0; r < ranks; ++r) {
+      places[whole * ranks + r] = staging.fill[r];
+      staging.fill[r] += counts[whole * ranks + r];
+    }
+  }
+  const std::uint64_t first_index = window.first();
+  tbb::parallel_for(std::size_t{0}, whole, [&](std::size_t b) {
+    std::uint64_t* place = places.data() + b * ranks;
+    for (std::uint64_t i = block_first(b); i < block_end(b); ++i)
+      staging.put(slice, first_index + i, destinations[i], place[destinations[i]]++);
+  });
+  if (whole == blocks) return end - from;
+  std::uint64_t i = block_first(whole);
+  for (; i < block_end(whole) && staging.fill[destinations[i]] < staging.slot; ++i)
+    staging.put(slice, first_index + i, destinations[i], staging.fill[destinations[i]]++);
+  return i - from;
+}
+
+}  // namespace
+
 ShareCounts count_shares(const Communicator& communicator, Destinations destinations, const ShareSlice& slice) {
   ShareCounts counts;
   counts.sends.assign(std::size_t(communicator.size()), 0);
-  const KeyShape shift = key_shape(slice.layout);
-  visit_rank(slice.layout, slice.order, [&](const auto& rank) {
-    for (std::uint64_t i = 0; i < slice.count; ++i)
-      ++counts.sends[std::size_t(destinations.next(rank_key(rank, slice.records + i * slice.layout.record_size, shift)))];
-  });
+  DestinationWindows windows(std::move(destinations), slice);
+  while (windows.next())
+    for (std::uint64_t i = 0; i < windows.count(); ++i) ++counts.sends[windows.destinations()[i]];
   counts.receives = communicator.all_to_all(counts.sends);
   return counts;
 }
@@ -49,49 +143,36 @@ ExchangeReport exchange_shares(const Communicator& communicator, Exchange& excha
   std::vector<std::uint64_t> place(ranks, 0);
   for (std::size_t s = 1; s < ranks; ++s) place[s] = place[s - 1] + counts.receives[s - 1];
   ExchangeReport report;
-  std::vector<std::uint64_t> fill(ranks);
+  Staging staging{send.get(), slot, wire, std::vector<std::uint64_t>(ranks)};
   std::vector<ByteRange> sends(ranks), receives(ranks);
-  const KeyShape shift = key_shape(slice.layout);
-  const std::size_t record_size = slice.layout.record_size;
-  visit_rank(slice.layout, slice.order, [&](const auto& rank) {
-    std::uint64_t next = 0;  // the next record to stage
-    int pending = -1;        // its destination, when it was classified but its slot was full
-    for (;;) {
-      std::fill(fill.begin(), fill.end(), 0);
-      while (next < slice.count) {
-        const std::byte* record = slice.records + next * record_size;
-        const int d = pending >= 0 ? pending : destinations.next(rank_key(rank, record, shift));
-        if (fill[std::size_t(d)] == slot) {
-          pending = d;
-          break;
-        }
-        pending = -1;
-        std::byte* out = send.get() + std::size_t(d) * slot_bytes + fill[std::size_t(d)]++ * wire;
-        std::memcpy(out, record, record_size);
-        if (slice.append_position) {
-          const std::uint64_t position = slice.first_position + next;
-          std::memcpy(out + record_size, &position, 8);
-        }
-        ++next;
-      }
-      const std::vector<std::uint64_t> incoming = communicator.all_to_all(fill);
-      for (std::size_t r = 0; r < ranks; ++r) {
-        sends[r] = ByteRange{r * slot_bytes, std::size_t(fill[r]) * wire};
-        receives[r] = ByteRange{r * slot_bytes, std::size_t(incoming[r]) * wire};
-        if (r != me) {
-          report.sent_bytes += sends[r].bytes;
-          report.received_bytes += receives[r].bytes;
-        }
-      }
-      exchange.exchange(send.get(), sends, recv.get(), receives);
-      for (std::size_t s = 0; s < ranks; ++s) {
-        if (receives[s].bytes > 0) std::memcpy(share + place[s] * wire, recv.get() + s * slot_bytes, receives[s].bytes);
-        place[s] += incoming[s];
-      }
-      ++report.rounds;
-      if (communicator.all_min(next == slice.count ? 1 : 0) == 1) break;
+  DestinationWindows windows(std::move(destinations), slice);
+  bool more = windows.next();
+  std::uint64_t from = 0;  // the next record of the window to stage
+  for (;;) {
+    std::fill(staging.fill.begin(), staging.fill.end(), 0);
+    while (more) {
+      from += stage(slice, windows, from, staging);
+      if (from < windows.count()) break;  // a slot is full
+      more = windows.next();
+      from = 0;
     }
-  });
+    const std::vector<std::uint64_t> incoming = communicator.all_to_all(staging.fill);
+    for (std::size_t r = 0; r < ranks; ++r) {
+      sends[r] = ByteRange{r * slot_bytes, std::size_t(staging.fill[r]) * wire};
+      receives[r] = ByteRange{r * slot_bytes, std::size_t(incoming[r]) * wire};
+      if (r != me) {
+        report.sent_bytes += sends[r].bytes;
+        report.received_bytes += receives[r].bytes;
+      }
+    }
+    exchange.exchange(send.get(), sends, recv.get(), receives);
+    tbb::parallel_for(std::size_t{0}, ranks, [&](std::size_t s) {
+      if (receives[s].bytes > 0) std::memcpy(share + place[s] * wire, recv.get() + s * slot_bytes, receives[s].bytes);
+    });
+    for (std::size_t s = 0; s < ranks; ++s) place[s] += incoming[s];
+    ++report.rounds;
+    if (communicator.all_min(more ? 0 : 1) == 1) break;
+  }
   report.seconds = watch.seconds();
   return report;
 }

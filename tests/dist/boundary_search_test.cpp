@@ -46,7 +46,7 @@ std::vector<int> simulate(const std::vector<std::byte>& records, const RecordLay
   std::vector<std::uint64_t> earlier(keys.size());  // an exclusive scan over the ranks
   std::vector<int> destinations;
   for (int r = 0; r < ranks; ++r) {
-    Destinations classify(search.boundaries(), earlier);
+    Destinations classify(search.boundaries(), earlier, key_words(layout));
     const std::vector<std::uint64_t> mine = count_boundary_keys(slice(r), slice_count(r), layout, order, keys);
     for (std::size_t k = 0; k < keys.size(); ++k) earlier[k] += mine[k];
     visit_rank(layout, order, [&](const auto& rank) {
