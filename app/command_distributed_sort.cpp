@@ -11,13 +11,16 @@
 // failed, every rank stops there with exit status 2, the failing rank's message naming it and its
 // cause, the others saying which rank failed; nothing is committed and every temporary file goes.
 // A failure of MPI itself cannot be agreed on: the rank that meets it aborts the job (MPI_Abort).
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <optional>
+#include <unistd.h>
 
 #include "app/commands.hpp"
 #include "app/distributed_report.hpp"
+#include "app/distributed_share_file.hpp"
 #include "app/distributed_sort_steps.hpp"
 #include "app/error_message.hpp"
 #include "app/sort_input.hpp"
@@ -30,6 +33,7 @@
 #include "dist/share_exchange.hpp"
 #include "dist/shared_output.hpp"
 #include "host/order_check.hpp"
+#include "host/system_memory.hpp"
 #include "io/blocking_io.hpp"
 #include "io/cleanup.hpp"
 #include "io/npy_format.hpp"
@@ -107,11 +111,14 @@ std::string agree_on_verify(const Communicator& communicator, std::string failur
   return failure;
 }
 
-// The exchange's staging buffers (each): kDefaultStagingBytes, or RMGSORT_EXCHANGE_STAGING_BYTES
-// from the environment, which the end-to-end tests set small to exchange small inputs in many rounds.
-std::size_t staging_bytes() {
+// The exchange's staging buffers (each): kDefaultStagingBytes, at most a sixteenth of --host-memory
+// (at least 64 KiB), or RMGSORT_EXCHANGE_STAGING_BYTES from the environment, which the end-to-end
+// tests set small to exchange small inputs in many rounds.
+std::size_t staging_bytes(const SortOptions& options) {
   const char* text = std::getenv("RMGSORT_EXCHANGE_STAGING_BYTES");
-  if (text == nullptr || *text == '\0') return dist::kDefaultStagingBytes;
+  if (text == nullptr || *text == '\0')
+    return std::size_t(std::clamp<std::uint64_t>(options.host_memory.value_or(default_host_memory_bytes()) / 16,
+                                                  std::uint64_t{64} << 10, dist::kDefaultStagingBytes));
   char* end = nullptr;
   const unsigned long long bytes = std::strtoull(text, &end, 10);
   if (*end != '\0' || bytes == 0 || bytes > dist::Exchange::kMaxRoundBytes)
@@ -125,64 +132,82 @@ void write_at(const dist::SharedOutput& output, const std::byte* data, std::uint
   if (bytes > 0) pwrite_all(output.fd(), output.path(), data, std::size_t(bytes), offset);
 }
 
-int sort_distributed(const Communicator& communicator, const SortOptions& options, DistributedReport& report) {
-  const int me = communicator.rank(), ranks = communicator.size();
+// The outputs: one file every rank writes into, or a part per rank.
+struct Outputs {
+  std::optional<dist::SharedOutput> output, index;
+};
+
+Outputs open_outputs(const Communicator& communicator, const SortOptions& options) {
+  const auto open = [&](const std::string& path) {
+    if (!options.output_parts) return dist::SharedOutput::open(communicator, path);
+    std::optional<dist::SharedOutput> part;
+    agreed(communicator, [&] { part.emplace(dist::SharedOutput::open_part(communicator, path)); });
+    return std::move(*part);
+  };
+  Outputs outputs;
+  if (!options.output.empty()) outputs.output.emplace(open(options.output));
+  if (!options.index_output.empty()) outputs.index.emplace(open(options.index_output));
+  return outputs;
+}
+
+// The statistics (rank 0's, with every rank's figures), then the commits, once every rank agreed.
+int finish(const Communicator& communicator, const SortOptions& options, DistributedReport& report,
+           std::optional<StatsOutput>& stats, Outputs& outputs) {
+  const Json distributed = report.gather(communicator);
+  agreed(communicator, [&] {
+    if (stats) stats->prepare(report.stats_json(options, distributed));
+  });
+  agreed(communicator, [&] {
+    if (stats) stats->commit();
+    if (outputs.index) outputs.index->commit();
+    if (outputs.output) outputs.output->commit();
+  });
+  return kExitOk;
+}
+
+// The job's input as every rank opened it, and where this rank's slice lies.
+struct JobInput {
   std::optional<SortInput> input;
-  std::optional<StatsOutput> stats;
-  std::size_t staging = 0;
+  std::uint64_t total = 0;  // records, every rank's
+  std::uint64_t first = 0;  // this rank's first record
+  std::uint64_t count = 0;  // this rank's records; also its share's, the splitters being exact
+};
+
+JobInput open_job_input(const Communicator& communicator, const SortOptions& options, std::optional<StatsOutput>& stats) {
+  JobInput job;
   agreed(communicator, [&] {
     refuse_unshared(options);
-    staging = staging_bytes();
-    input.emplace(open_sort_input(options));
-    require_whole_records(*input);
-    if (!input->input.regular())
-      throw Error(input->input.display_name() + ": --distributed reads a file every rank reaches; this is a stream");
-    if (me == 0) stats.emplace(options.stats);
+    job.input.emplace(open_sort_input(options));
+    require_whole_records(*job.input);
+    if (!job.input->input.regular())
+      throw Error(job.input->input.display_name() + ": --distributed reads a file every rank reaches; this is a stream");
+    if (communicator.rank() == 0) stats.emplace(options.stats);
   });
-  const RecordLayout layout = input->layout;
-  report.layout = layout;
-  report.input_format = input->format();
-  const std::uint64_t total = input->input.size() / layout.record_size;
+  const std::size_t record_size = job.input->layout.record_size;
+  job.total = job.input->input.size() / record_size;
   // Every rank must see the same records: the same file by the same name (a rank given other
   // arguments, or a file that changed under a rank, would make the splitters meaningless).
-  const bool same = communicator.all_min(total) == communicator.all_max(total) &&
-                    communicator.all_min(layout.record_size) == communicator.all_max(layout.record_size);
+  const bool same = communicator.all_min(job.total) == communicator.all_max(job.total) &&
+                    communicator.all_min(record_size) == communicator.all_max(record_size);
   agreed(communicator, [&] {
     if (!same)
-      throw Error(input->input.display_name() + ": the ranks see inputs of different sizes or records (--distributed "
-                  "needs the same INPUT, on a file system every rank reaches, and the same options on every rank)");
+      throw Error(job.input->input.display_name() + ": the ranks see inputs of different sizes or records "
+                  "(--distributed needs the same INPUT, on a file system every rank reaches, and the same options on "
+                  "every rank)");
   });
-  const std::uint64_t first = dist::part_start(total, ranks, me);
-  RankSlice slice;
-  agreed(communicator, [&] {
-    slice = read_slice(*input, first, dist::part_start(total, ranks, me + 1) - first, options.verify);
-  });
-  report.read_seconds = slice.seconds;
+  job.first = dist::part_start(job.total, communicator.size(), communicator.rank());
+  job.count = dist::part_start(job.total, communicator.size(), communicator.rank() + 1) - job.first;
+  return job;
+}
 
-  dist::SplitterReport splitters;
-  const dist::Destinations destinations = dist::find_destinations(communicator, slice.records.data(), slice.count,
-                                                                  total, layout, options.order, splitters);
-  report.splitters = splitters;
-  const dist::ShareSlice share_slice{slice.records.data(), slice.count, first, layout, options.order,
-                                     !options.index_output.empty()};
-  const dist::ShareCounts counts = dist::count_shares(communicator, destinations, share_slice);
-  const std::uint64_t received = counts.received();
-  HostBuffer share;
-  agreed(communicator, [&] {
-    const ExchangeMemory memory{slice.count * layout.record_size, 2 * staging};
-    report.plan.emplace(plan_share(options, layout, received, memory, report.gpus));
-    share = HostBuffer(std::size_t(received * share_slice.wire_bytes()));
-    if (received > 0) {
-      report.plan->engine->place(share.data(), share.capacity());
-      report.plan->engine->pin(share.data(), share.capacity());
-    }
-  });
-  dist::MpiExchange exchange(communicator);
-  report.exchange =
-      dist::exchange_shares(communicator, exchange, destinations, share_slice, counts, share.data(), staging);
-  report.received = received;
-  slice.records = HostBuffer();  // sent
-
+// A share in memory: sorted at once by the engine of report.plan, checked across ranks (--verify),
+// its runs continued across ranks (--unique), written at the offsets of the records kept.
+int sort_share_in_memory(const Communicator& communicator, const SortOptions& options, const JobInput& job,
+                         HostBuffer& share, const KeyChecksum& slice_checksum, DistributedReport& report,
+                         std::optional<StatsOutput>& stats) {
+  const int me = communicator.rank(), ranks = communicator.size();
+  const RecordLayout& layout = job.input->layout;
+  const std::uint64_t received = job.count;
   SortEngine& engine = *report.plan->engine;
   SortedRound sorted;
   agreed(communicator, [&] {
@@ -196,7 +221,7 @@ int sort_distributed(const Communicator& communicator, const SortOptions& option
   const std::optional<std::vector<std::byte>> previous = previous_last_record(communicator, layout, sorted);
   if (options.verify) {
     report.verify_failure = agree_on_verify(
-        communicator, verify_share(communicator, layout, options.order, sorted, previous, slice.checksum));
+        communicator, verify_share(communicator, layout, options.order, sorted, previous, slice_checksum));
     if (!report.verify_failure.empty()) return kExitCheckFailed;
   }
   if (options.unique) {
@@ -215,49 +240,134 @@ int sort_distributed(const Communicator& communicator, const SortOptions& option
   kept_total += before;
   report.kept_total = kept_total;
 
-  // The outputs: one file every rank writes into, or a part per rank; a .npy input's header first
-  // (in the first part), for every record kept.
-  std::optional<dist::SharedOutput> output, index;
-  const auto open_output = [&](const std::string& path) {
-    if (!options.output_parts) return dist::SharedOutput::open(communicator, path);
-    std::optional<dist::SharedOutput> part;
-    agreed(communicator, [&] { part.emplace(dist::SharedOutput::open_part(communicator, path)); });
-    return std::move(*part);
-  };
-  if (!options.output.empty()) output.emplace(open_output(options.output));
-  if (!options.index_output.empty()) index.emplace(open_output(options.index_output));
+  // A .npy input's header first (in the first part), for every record kept.
+  Outputs outputs = open_outputs(communicator, options);
   agreed(communicator, [&] {
     Stopwatch watch;
-    const bool heads = me == 0 && input->npy;
+    const SortInput& input = *job.input;
+    const bool heads = me == 0 && input.npy;
     const std::uint64_t offset = options.output_parts ? 0 : before;
-    if (output) {
-      const std::vector<std::byte> header = input->npy ? npy_header_for(*input->npy, kept_total) : std::vector<std::byte>();
+    if (outputs.output) {
+      const std::vector<std::byte> header = input.npy ? npy_header_for(*input.npy, kept_total) : std::vector<std::byte>();
       const std::uint64_t header_bytes = options.output_parts && me != 0 ? 0 : header.size();
-      if (heads) write_at(*output, header.data(), header.size(), 0);
-      write_at(*output, sorted.records.data(), sorted.records.size(), header_bytes + offset * layout.record_size);
-      output->finish_writing();
+      if (heads) write_at(*outputs.output, header.data(), header.size(), 0);
+      write_at(*outputs.output, sorted.records.data(), sorted.records.size(), header_bytes + offset * layout.record_size);
+      outputs.output->finish_writing();
     }
-    if (index) {
-      const std::vector<std::byte> header = input->npy ? npy_index_header(kept_total) : std::vector<std::byte>();
+    if (outputs.index) {
+      const std::vector<std::byte> header = input.npy ? npy_index_header(kept_total) : std::vector<std::byte>();
       const std::uint64_t header_bytes = options.output_parts && me != 0 ? 0 : header.size();
-      if (heads) write_at(*index, header.data(), header.size(), 0);
+      if (heads) write_at(*outputs.index, header.data(), header.size(), 0);
       const auto positions = std::as_bytes(sorted.positions);
-      write_at(*index, positions.data(), positions.size(), header_bytes + offset * 8);
-      index->finish_writing();
+      write_at(*outputs.index, positions.data(), positions.size(), header_bytes + offset * 8);
+      outputs.index->finish_writing();
     }
     report.write_seconds = watch.seconds();
   });
-  // The statistics (rank 0's, with every rank's figures), then the commits, after every rank agreed.
-  const Json distributed = report.gather(communicator);
+  return finish(communicator, options, report, stats, outputs);
+}
+
+// A share received into a file: sorted from there by today's file path and written at the rank's
+// offset, into an output sized first to its end (so that no writer's end of file cuts another's).
+int sort_share_file(const Communicator& communicator, const SortOptions& options, const JobInput& job,
+                    ShareFile& share, DistributedReport& report, std::optional<StatsOutput>& stats) {
+  const int me = communicator.rank();
+  const SortInput& input = *job.input;
+  const RecordLayout& layout = input.layout;
+  report.kept_total = job.total;
+  Outputs outputs = open_outputs(communicator, options);
+  dist::SharedOutput& output = *outputs.output;
+  const std::vector<std::byte> header = input.npy ? npy_header_for(*input.npy, job.total) : std::vector<std::byte>();
+  const std::uint64_t header_bytes = options.output_parts && me != 0 ? 0 : header.size();
+  const std::uint64_t offset = header_bytes + (options.output_parts ? 0 : job.first) * layout.record_size;
   agreed(communicator, [&] {
-    if (stats) stats->prepare(report.stats_json(options, distributed));
+    if (!output.commits()) return;
+    const std::uint64_t end = header_bytes + (options.output_parts ? job.count : job.total) * layout.record_size;
+    if (ftruncate(output.fd(), off_t(end)) != 0) throw_errno(output.path(), "cannot size the output");
+    if (me == 0) write_at(output, header.data(), header.size(), 0);
   });
   agreed(communicator, [&] {
-    if (stats) stats->commit();
-    if (index) index->commit();
-    if (output) output->commit();
+    Stopwatch watch;
+    report.outcome =
+        share.sort_into(options, layout, job.count, output.fd(), output.path(), offset, report.plan, report.gpus);
+    report.sort_seconds = report.outcome->times.sort + report.outcome->times.partition;
+    report.write_seconds = report.outcome->times.write;
+    output.finish_writing();
   });
-  return kExitOk;
+  return finish(communicator, options, report, stats, outputs);
+}
+
+int sort_distributed(const Communicator& communicator, const SortOptions& options, DistributedReport& report) {
+  std::optional<StatsOutput> stats;
+  std::size_t staging = 0;
+  agreed(communicator, [&] { staging = staging_bytes(options); });
+  const JobInput job = open_job_input(communicator, options, stats);
+  const SortInput& input = *job.input;
+  const RecordLayout& layout = input.layout;
+  report.layout = layout;
+  report.input_format = input.format();
+  const bool positions = !options.index_output.empty();
+  // The share in memory when it fits beside the slice and the staging, else through a file.
+  std::optional<ShareFile> share_file;
+  HostBuffer share;
+  RankSlice slice;
+  agreed(communicator, [&] {
+    std::string too_large;
+    const ExchangeMemory memory{job.count * layout.record_size, 2 * staging};
+    report.plan = plan_share(options, layout, job.count, memory, report.gpus, too_large);
+    if (!report.plan) {
+      if (options.unique || positions || options.verify)
+        throw Error(too_large + "; --unique, --index-output and --verify need a rank's share in memory: use more ranks "
+                    "or a larger --host-memory");
+      share_file.emplace(ShareFile::create(options.temp_dir));
+      return;
+    }
+    share = HostBuffer(std::size_t(job.count * (layout.record_size + (positions ? 8 : 0))));
+    if (job.count > 0) {
+      report.plan->engine->place(share.data(), share.capacity());
+      report.plan->engine->pin(share.data(), share.capacity());
+    }
+    slice = read_slice(input, job.first, job.count, options.verify);
+  });
+  report.read_seconds = slice.seconds;
+  // A slice not read whole is read a window at a time by every pass (a read error there cannot be
+  // agreed on: it ends the job).
+  const std::size_t record_size = layout.record_size;
+  dist::SliceReader reader =
+      share_file ? dist::SliceReader(
+                       [&input, &job, record_size](std::uint64_t first, std::uint64_t count, std::byte* dst) {
+                         const std::uint64_t bytes = count * record_size;
+                         for (std::uint64_t done = 0; done < bytes;) {
+                           const std::size_t got = input.input.read_at(dst + done, std::size_t(bytes - done),
+                                                                       (job.first + first) * record_size + done);
+                           if (got == 0) throw Error(input.input.display_name() + ": ended early (did it shrink?)");
+                           done += got;
+                         }
+                       },
+                       job.count, record_size)
+                 : dist::SliceReader(slice.records.data(), job.count, record_size);
+
+  const dist::Destinations destinations =
+      dist::find_destinations(communicator, reader, job.total, layout, options.order, report.splitters);
+  const dist::ShareSlice share_slice{&reader, job.first, layout, options.order, positions};
+  const dist::ShareCounts counts = dist::count_shares(communicator, destinations, share_slice);
+  RMGSORT_EXPECTS(counts.received() == job.count, "a share of exactly its part's records");
+  std::byte* const share_data = share.data();
+  const dist::ShareSink sink =
+      share_file ? share_file->sink() : dist::ShareSink([share_data](std::uint64_t at, const std::byte* data,
+                                                                    std::size_t bytes) {
+        std::memcpy(share_data + at, data, bytes);
+      });
+  dist::MpiExchange exchange(communicator);
+  report.exchange = dist::exchange_shares(communicator, exchange, destinations, share_slice, counts, sink, staging);
+  report.received = job.count;
+  slice.records = HostBuffer();  // sent
+
+  if (share_file) {
+    report.plan.reset();  // (the file's plan chooses its engine again, from the memory this one held)
+    return sort_share_file(communicator, options, job, *share_file, report, stats);
+  }
+  return sort_share_in_memory(communicator, options, job, share, slice.checksum, report, stats);
 }
 
 }  // namespace

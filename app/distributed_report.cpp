@@ -1,5 +1,10 @@
 #include "app/distributed_report.hpp"
 
+#include <tbb/global_control.h>
+#include <tbb/task_arena.h>
+
+#include <algorithm>
+
 #include "app/sort_report.hpp"
 #include "host/system_memory.hpp"
 
@@ -19,7 +24,8 @@ Json DistributedReport::gather(const dist::Communicator& communicator) const {
                                 micros(read_seconds),
                                 micros(sort_seconds),
                                 micros(write_seconds),
-                                duplicates_dropped};
+                                duplicates_dropped,
+                                outcome ? std::uint64_t{1} : 0};
   constexpr std::size_t kFields = std::size(mine);
   const std::vector<std::uint64_t> all = communicator.all_gather(mine);
   const auto column = [&](std::size_t field) {
@@ -47,6 +53,9 @@ Json DistributedReport::gather(const dist::Communicator& communicator) const {
   json["sort_seconds"] = seconds(7);
   json["write_seconds"] = seconds(8);
   json["duplicates_dropped"] = column(9);
+  std::vector<bool> through_file;
+  for (int r = 0; r < ranks_; ++r) through_file.push_back(all[std::size_t(r) * kFields + 10] != 0);
+  json["share_through_file"] = through_file;
   return json;
 }
 
@@ -59,11 +68,12 @@ Json DistributedReport::stats_json(const SortOptions& options, const Json& distr
   report.layout = layout;
   report.gpus = gpus;
   report.host_memory_limit = plan ? plan->memory.limit : 0;
-  report.threads = 0;
+  report.threads = std::min<std::size_t>(std::size_t(tbb::this_task_arena::max_concurrency()),
+                                         tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism));
   report.wall_seconds = wall.seconds();
   const std::uint64_t record_size = layout ? layout->record_size : 1;
   report.read = ReadReport{read_seconds, received * record_size, false};
-  SortOutcome outcome;
+  SortOutcome outcome = this->outcome.value_or(SortOutcome{});
   std::uint64_t dropped = 0;
   for (const Json& d : distributed["duplicates_dropped"]) dropped += d.get<std::uint64_t>();
   outcome.bytes = kept_total * record_size;

@@ -16,6 +16,7 @@
 #include "report/stats.hpp"
 #include "report/stopwatch.hpp"
 #include "sort/sort_plan.hpp"
+#include "sort/sort_run.hpp"
 
 namespace rmgsort {
 
@@ -40,6 +41,8 @@ class DistributedReport {
   std::uint64_t received = 0;            // records of this rank's share
   std::uint64_t duplicates_dropped = 0;  // this rank's (--unique)
   std::uint64_t kept_total = 0;          // every rank's records written
+  // A share sorted from a file (app/distributed_share_file.hpp): the file path's outcome.
+  std::optional<SortOutcome> outcome;
   std::string verify_failure;
 
  private:

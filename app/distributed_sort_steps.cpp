@@ -47,8 +47,9 @@ RankSlice read_slice(const SortInput& input, std::uint64_t first, std::uint64_t 
   return slice;
 }
 
-SortPlan plan_share(const SortOptions& options, const RecordLayout& layout, std::uint64_t received,
-                    const ExchangeMemory& exchange, std::vector<int>& gpus_selected) {
+std::optional<SortPlan> plan_share(const SortOptions& options, const RecordLayout& layout, std::uint64_t received,
+                                   const ExchangeMemory& exchange, std::vector<int>& gpus_selected,
+                                   std::string& too_large) {
   const bool positions = !options.index_output.empty();
   const RecordLayout wire = positions ? layout.with_position() : layout;
   const PositionSource source = positions ? PositionSource::appended : PositionSource::none;
@@ -73,20 +74,22 @@ SortPlan plan_share(const SortOptions& options, const RecordLayout& layout, std:
   plan.memory.input = received * wire.record_size;
   plan.memory.sort_scratch = engine.host_bytes_beside(received);
   plan.memory.outputs = engine.output_bytes(received);
-  if (received > engine.round_keys())
-    throw Error("its share of " + std::to_string(received) + " records is more than one sort on " +
+  if (received > engine.round_keys()) {
+    too_large = "its share of " + std::to_string(received) + " records is more than one sort on " +
                 (engine.devices().empty() ? std::string("the CPU") : engine.devices()) + " takes (" +
-                std::to_string(engine.round_keys()) + " records); --distributed does not yet sort a share in rounds "
-                "or through spill files: use more ranks");
+                std::to_string(engine.round_keys()) + " records)";
+    return std::nullopt;
+  }
   const std::uint64_t exchanging = exchange.slice + exchange.staging + plan.memory.input;
   const std::uint64_t sorting = plan.memory.peak();
-  if (std::max(exchanging, sorting) > host_memory)
-    throw Error("its share of " + std::to_string(received) + " records needs " +
-                bytes_exactly(std::max(exchanging, sorting)) + " of host memory (while exchanging: its slice " +
-                bytes_exactly(exchange.slice) + ", the share " + bytes_exactly(plan.memory.input) +
+  if (std::max(exchanging, sorting) > host_memory) {
+    too_large = "its share of " + std::to_string(received) + " records needs " +
+                bytes_exactly(std::max(exchanging, sorting)) + " of host memory in memory (while exchanging: its " +
+                "slice " + bytes_exactly(exchange.slice) + ", the share " + bytes_exactly(plan.memory.input) +
                 " and the staging " + bytes_exactly(exchange.staging) + "; while sorting: " + bytes_exactly(sorting) +
-                "), more than --host-memory " + bytes_exactly(host_memory) +
-                "; --distributed does not yet spill a share: use more ranks or a larger --host-memory");
+                "), more than --host-memory " + bytes_exactly(host_memory);
+    return std::nullopt;
+  }
   return plan;
 }
 

@@ -35,12 +35,14 @@ struct ExchangeMemory {
   std::uint64_t staging = 0;  // both staging buffers
 };
 
-// The plan of a rank's share (RECEIVED records, in memory): the engine (the GPUs of --gpus that
-// take it whole, else the CPU), its records the user's layout, with their global positions appended
-// when --index-output asks (PositionSource::appended), and the memory, checked against --host-memory.
-// Throws rmgsort::Error naming the sizes when the share is more than one sort of the engine takes or
-// more than --host-memory holds: a share is not yet sorted in rounds or through spill files.
-[[nodiscard]] SortPlan plan_share(const SortOptions& options, const RecordLayout& layout, std::uint64_t received,
-                                  const ExchangeMemory& exchange, std::vector<int>& gpus_selected);
+// The plan of a rank's share of RECEIVED records in memory: the engine (the GPUs of --gpus that take
+// it whole, else the CPU), its records the user's layout, with their global positions appended when
+// --index-output asks (PositionSource::appended), and the memory, checked against --host-memory.
+// nullopt, with TOO_LARGE saying why (naming the sizes), when the share is more than one sort of the
+// engine takes or more than --host-memory holds beside the slice and the staging: the share then
+// goes through a file (app/distributed_share_file.hpp).
+[[nodiscard]] std::optional<SortPlan> plan_share(const SortOptions& options, const RecordLayout& layout,
+                                                 std::uint64_t received, const ExchangeMemory& exchange,
+                                                 std::vector<int>& gpus_selected, std::string& too_large);
 
 }  // namespace rmgsort

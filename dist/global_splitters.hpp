@@ -11,6 +11,7 @@
 #include "core/record_layout.hpp"
 #include "dist/communicator.hpp"
 #include "dist/destinations.hpp"
+#include "dist/slice_reader.hpp"
 
 namespace rmgsort::dist {
 
@@ -20,11 +21,11 @@ struct SplitterReport {
   double seconds = 0;
 };
 
-// Collective. RECORDS[0, count) of LAYOUT: this rank's slice of the TOTAL records of every rank, which
-// hold global input positions [part_start(total, P, rank), ...). Returns the classifier of this
-// slice's records, to be given them in input order.
-[[nodiscard]] Destinations find_destinations(const Communicator& communicator, const std::byte* records,
-                                             std::uint64_t count, std::uint64_t total, const RecordLayout& layout,
-                                             SortOrder order, SplitterReport& report);
+// Collective. SLICE: this rank's records of LAYOUT, its slice of the TOTAL records of every rank (global
+// input positions [part_start(total, P, rank), ...)), read once a level and once more. Returns the
+// classifier of the slice's records, to be given them in input order.
+[[nodiscard]] Destinations find_destinations(const Communicator& communicator, SliceReader& slice,
+                                             std::uint64_t total, const RecordLayout& layout, SortOrder order,
+                                             SplitterReport& report);
 
 }  // namespace rmgsort::dist

@@ -22,35 +22,35 @@ std::uint64_t ShareCounts::received() const {
 
 namespace {
 
-// Records classified at once: their destinations take 4 MiB.
-constexpr std::uint64_t kWindowRecords = std::uint64_t{1} << 20;
 // Records a thread stages at once.
 constexpr std::uint64_t kBlockRecords = std::uint64_t{1} << 16;
 
-// The slice's destinations, a window at a time, in input order.
+// The slice's records and their destinations, a window at a time, in input order.
 class DestinationWindows {
  public:
   DestinationWindows(Destinations destinations, const ShareSlice& slice)
       : classifier_(std::move(destinations)), slice_(slice),
-        destinations_(std::size_t(std::min(kWindowRecords, slice.count))) {}
+        destinations_(std::size_t(std::min(slice.reader->window_records(), slice.reader->count()))) {}
 
-  // Classifies the next window; false when the slice is done.
+  // Reads and classifies the next window; false when the slice is done.
   bool next() {
     first_ += count_;
-    count_ = std::min(kWindowRecords, slice_.count - first_);
+    count_ = std::min(slice_.reader->window_records(), slice_.reader->count() - first_);
     if (count_ == 0) return false;
-    classify_records(classifier_, slice_.records + first_ * slice_.layout.record_size, count_, slice_.layout,
-                     slice_.order, destinations_.data());
+    records_ = slice_.reader->records(first_, count_);
+    classify_records(classifier_, records_, count_, slice_.layout, slice_.order, destinations_.data());
     return true;
   }
   [[nodiscard]] std::uint64_t first() const { return first_; }  // the window's first record in the slice
   [[nodiscard]] std::uint64_t count() const { return count_; }
+  [[nodiscard]] const std::byte* records() const { return records_; }
   [[nodiscard]] const std::uint32_t* destinations() const { return destinations_.data(); }
 
  private:
   Destinations classifier_;
   const ShareSlice& slice_;
   std::vector<std::uint32_t> destinations_;
+  const std::byte* records_ = nullptr;
   std::uint64_t first_ = 0, count_ = 0;
 };
 
@@ -61,11 +61,13 @@ struct Staging {
   std::size_t wire;   // bytes a record
   std::vector<std::uint64_t> fill;  // records in each slot
 
-  void put(const ShareSlice& slice, std::uint64_t index, std::uint32_t rank, std::uint64_t place) {
+  // Record i of WINDOW into RANK's slot at PLACE.
+  void put(const ShareSlice& slice, const DestinationWindows& window, std::uint64_t i, std::uint32_t rank,
+           std::uint64_t place) {
     std::byte* out = buffer + (std::size_t(rank) * slot + place) * wire;
-    std::memcpy(out, slice.records + index * slice.layout.record_size, slice.layout.record_size);
+    std::memcpy(out, window.records() + i * slice.layout.record_size, slice.layout.record_size);
     if (slice.append_position) {
-      const std::uint64_t position = slice.first_position + index;
+      const std::uint64_t position = slice.first_position + window.first() + i;
       std::memcpy(out + slice.layout.record_size, &position, 8);
     }
   }
@@ -98,16 +100,15 @@ std::uint64_t stage(const ShareSlice& slice, const DestinationWindows& window, s
       staging.fill[r] += counts[whole * ranks + r];
     }
   }
-  const std::uint64_t first_index = window.first();
   tbb::parallel_for(std::size_t{0}, whole, [&](std::size_t b) {
     std::uint64_t* place = places.data() + b * ranks;
     for (std::uint64_t i = block_first(b); i < block_end(b); ++i)
-      staging.put(slice, first_index + i, destinations[i], place[destinations[i]]++);
+      staging.put(slice, window, i, destinations[i], place[destinations[i]]++);
   });
   if (whole == blocks) return end - from;
   std::uint64_t i = block_first(whole);
   for (; i < block_end(whole) && staging.fill[destinations[i]] < staging.slot; ++i)
-    staging.put(slice, first_index + i, destinations[i], staging.fill[destinations[i]]++);
+    staging.put(slice, window, i, destinations[i], staging.fill[destinations[i]]++);
   return i - from;
 }
 
@@ -124,7 +125,7 @@ ShareCounts count_shares(const Communicator& communicator, Destinations destinat
 }
 
 ExchangeReport exchange_shares(const Communicator& communicator, Exchange& exchange, Destinations destinations,
-                               const ShareSlice& slice, const ShareCounts& counts, std::byte* share,
+                               const ShareSlice& slice, const ShareCounts& counts, const ShareSink& sink,
                                std::size_t staging_bytes) {
   Stopwatch watch;
   const std::size_t ranks = std::size_t(communicator.size());
@@ -167,7 +168,7 @@ ExchangeReport exchange_shares(const Communicator& communicator, Exchange& excha
     }
     exchange.exchange(send.get(), sends, recv.get(), receives);
     tbb::parallel_for(std::size_t{0}, ranks, [&](std::size_t s) {
-      if (receives[s].bytes > 0) std::memcpy(share + place[s] * wire, recv.get() + s * slot_bytes, receives[s].bytes);
+      if (receives[s].bytes > 0) sink(place[s] * wire, recv.get() + s * slot_bytes, receives[s].bytes);
     });
     for (std::size_t s = 0; s < ranks; ++s) place[s] += incoming[s];
     ++report.rounds;

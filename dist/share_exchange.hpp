@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "core/key_order.hpp"
@@ -19,13 +20,13 @@
 #include "dist/communicator.hpp"
 #include "dist/destinations.hpp"
 #include "dist/exchange.hpp"
+#include "dist/slice_reader.hpp"
 
 namespace rmgsort::dist {
 
 struct ShareSlice {
-  const std::byte* records = nullptr;  // this rank's slice, in input order
-  std::uint64_t count = 0;
-  std::uint64_t first_position = 0;    // the global input position of records[0]
+  SliceReader* reader = nullptr;       // this rank's slice, in input order
+  std::uint64_t first_position = 0;    // the global input position of its first record
   RecordLayout layout;
   SortOrder order = SortOrder::ascending;
   // Each record travels with its global input position appended (u64 little-endian: the layout's
@@ -58,11 +59,14 @@ struct ExchangeReport {
 // 100 Gb/s link (2.7 ms), and two of them are small beside any share worth distributing.
 inline constexpr std::size_t kDefaultStagingBytes = std::size_t{32} << 20;
 
-// Collective: sends the slice's records and receives this rank's share into SHARE (counts.received()
-// records of slice.wire_bytes()). Throws rmgsort::Error when one record with its position exceeds
-// what a round may carry to every rank.
+// Where the share goes: BYTES of DATA at byte OFFSET of the share (counts.received() records of
+// slice.wire_bytes()); called from several threads at once, for ranges that do not overlap.
+using ShareSink = std::function<void(std::uint64_t offset, const std::byte* data, std::size_t bytes)>;
+
+// Collective: sends the slice's records and receives this rank's share into SINK. Throws
+// rmgsort::Error when one record with its position exceeds what a round may carry to every rank.
 ExchangeReport exchange_shares(const Communicator& communicator, Exchange& exchange, Destinations destinations,
-                               const ShareSlice& slice, const ShareCounts& counts, std::byte* share,
+                               const ShareSlice& slice, const ShareCounts& counts, const ShareSink& sink,
                                std::size_t staging_bytes = kDefaultStagingBytes);
 
 }  // namespace rmgsort::dist

@@ -1,0 +1,77 @@
+#include "app/distributed_share_file.hpp"
+
+#include <fcntl.h>
+#include <tbb/global_control.h>
+#include <tbb/task_arena.h>
+#include <unistd.h>
+
+#include <cstdlib>
+
+#include "app/gpu_choice.hpp"
+#include "core/error.hpp"
+#include "gpu/devices.hpp"
+#include "host/system_memory.hpp"
+#include "io/blocking_io.hpp"
+#include "io/input_sequence.hpp"
+#include "report/progress.hpp"
+#include "sort/in_memory_sort.hpp"
+#include "sort/read_keys.hpp"
+#include "sort/rounds_sort.hpp"
+#include "sort/spill_files_sort.hpp"
+
+namespace rmgsort {
+namespace {
+
+std::string directory_or_default(const std::string& temp_dir) {
+  if (!temp_dir.empty()) return temp_dir;
+  const char* tmpdir = std::getenv("TMPDIR");
+  return tmpdir != nullptr && *tmpdir != '\0' ? tmpdir : "/tmp";
+}
+
+unsigned active_threads() {
+  return unsigned(std::min<std::size_t>(std::size_t(tbb::this_task_arena::max_concurrency()),
+                                        tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism)));
+}
+
+}  // namespace
+
+ShareFile ShareFile::create(const std::string& temp_dir) {
+  ShareFile file;
+  file.directory_ = directory_or_default(temp_dir);
+  file.fd_ = UniqueFd(::open(file.directory_.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600));
+  if (!file.fd_.valid()) throw_errno("--temp-dir " + file.directory_, "cannot create the file of this rank's share");
+  return file;
+}
+
+dist::ShareSink ShareFile::sink() const {
+  const int fd = fd_.get();
+  const std::string name = "--temp-dir " + directory_ + ": this rank's share";
+  return [fd, name](std::uint64_t offset, const std::byte* data, std::size_t bytes) {
+    pwrite_all(fd, name, data, bytes, offset);
+  };
+}
+
+SortOutcome ShareFile::sort_into(const SortOptions& options, const RecordLayout& layout, std::uint64_t records,
+                                 int output_fd, const std::string& output_name, std::uint64_t offset,
+                                 std::optional<SortPlan>& plan, std::vector<int>& gpus) {
+  if (records == 0) return SortOutcome{};
+  // The file by a name the readers can open (again, with O_DIRECT where they like).
+  std::vector<InputPart> parts;
+  parts.push_back(open_input_part("/proc/self/fd/" + std::to_string(fd_.get())));
+  InputSequence input(std::move(parts), layout);
+  GpuSpec spec = parse_gpu_spec(options.gpus);
+  std::vector<int> listed;
+  if (spec.kind == GpuSpec::Kind::list) listed = resolve_gpus(spec, cuda_device_count());
+  const PlanRequest request{layout, false, "this rank's share", options.host_memory.value_or(default_host_memory_bytes()),
+                            choose_gpu_engine(GpuChoice{spec, listed, options.gpu_memory, active_threads()}, gpus)};
+  plan.emplace(plan_file(request, records * layout.record_size));
+  if (lseek(output_fd, off_t(offset), SEEK_SET) < 0) throw_errno(output_name, "cannot seek to this rank's records");
+  Progress progress(ProgressMode::never);
+  const SortRun run{options.order, false, false, output_fd, output_name, -1, "", &progress, {}};
+  if (plan->path == SortPath::spill) return sort_through_spill(*plan, input, HostBuffer(), options.temp_dir, run);
+  KeysInMemory keys = read_file_keys(*plan, input, options.order, false, active_threads(), progress);
+  if (plan->path == SortPath::rounds) return sort_in_memory_rounds(*plan->engine, keys, run);
+  return sort_in_memory(*plan->engine, keys, run);
+}
+
+}  // namespace rmgsort
