@@ -15,7 +15,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <optional>
+#include <string_view>
 #include <unistd.h>
 
 #include "app/commands.hpp"
@@ -29,6 +31,9 @@
 #include "dist/communicator.hpp"
 #include "dist/global_splitters.hpp"
 #include "dist/mpi_exchange.hpp"
+#if RMGSORT_WITH_NCCL
+#include "dist/nccl_exchange.hpp"
+#endif
 #include "dist/rank_agreement.hpp"
 #include "dist/share_exchange.hpp"
 #include "dist/shared_output.hpp"
@@ -125,6 +130,23 @@ std::size_t staging_bytes(const SortOptions& options) {
     throw Error(std::string("RMGSORT_EXCHANGE_STAGING_BYTES: '") + text + "' is not a byte count from 1 to " +
                 std::to_string(dist::Exchange::kMaxRoundBytes));
   return std::size_t(bytes);
+}
+
+// The exchange: between the GPUs with NCCL when every rank sorts on GPUs (and the build has NCCL),
+// unless RMGSORT_EXCHANGE=mpi asks for host memory; else MPI over host memory. Collective.
+std::unique_ptr<dist::Exchange> make_exchange(const Communicator& communicator, const DistributedReport& report,
+                                              std::size_t round_bytes) {
+#if RMGSORT_WITH_NCCL
+  const char* forced = std::getenv("RMGSORT_EXCHANGE");
+  const bool mpi = forced != nullptr && std::string_view(forced) == "mpi";
+  const bool on_gpus = report.plan && !report.plan->engine->devices().empty() && !report.gpus.empty();
+  if (communicator.all_min(on_gpus && !mpi ? 1 : 0) == 1)
+    return std::make_unique<dist::NcclExchange>(communicator, report.gpus.front(), round_bytes);
+#else
+  (void)report;
+  (void)round_bytes;
+#endif
+  return std::make_unique<dist::MpiExchange>(communicator);
 }
 
 // Writes BYTES at OFFSET of OUTPUT (nothing for none).
@@ -358,8 +380,11 @@ int sort_distributed(const Communicator& communicator, const SortOptions& option
                                                                     std::size_t bytes) {
         std::memcpy(share_data + at, data, bytes);
       });
-  dist::MpiExchange exchange(communicator);
-  report.exchange = dist::exchange_shares(communicator, exchange, destinations, share_slice, counts, sink, staging);
+  const std::unique_ptr<dist::Exchange> exchange = make_exchange(
+      communicator, report, std::min(dist::Exchange::kMaxRoundBytes,
+                                     std::max(staging, std::size_t(communicator.size()) * share_slice.wire_bytes())));
+  report.exchange_name = exchange->name();
+  report.exchange = dist::exchange_shares(communicator, *exchange, destinations, share_slice, counts, sink, staging);
   report.received = job.count;
   slice.records = HostBuffer();  // sent
 

@@ -40,7 +40,7 @@ Json DistributedReport::gather(const dist::Communicator& communicator) const {
   };
   Json json;
   json["ranks"] = ranks_;
-  json["exchange"] = "mpi";
+  json["exchange"] = exchange_name;
   json["splitter_levels"] = splitters.levels;
   json["splitter_counters"] = splitters.counters;
   json["records_received"] = column(0);

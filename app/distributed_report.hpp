@@ -38,6 +38,7 @@ class DistributedReport {
   double read_seconds = 0, sort_seconds = 0, write_seconds = 0;
   dist::SplitterReport splitters;
   dist::ExchangeReport exchange;
+  std::string exchange_name = "mpi";  // the Exchange that moved the records
   std::uint64_t received = 0;            // records of this rank's share
   std::uint64_t duplicates_dropped = 0;  // this rank's (--unique)
   std::uint64_t kept_total = 0;          // every rank's records written
