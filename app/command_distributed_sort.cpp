@@ -14,15 +14,15 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <memory>
 #include <optional>
 #include <string_view>
-#include <unistd.h>
 
 #include "app/commands.hpp"
+#include "app/distributed_outputs.hpp"
 #include "app/distributed_report.hpp"
 #include "app/distributed_share_file.hpp"
+#include "app/distributed_share_memory.hpp"
 #include "app/distributed_sort_steps.hpp"
 #include "app/error_message.hpp"
 #include "app/sort_input.hpp"
@@ -36,16 +36,9 @@
 #endif
 #include "dist/rank_agreement.hpp"
 #include "dist/share_exchange.hpp"
-#include "dist/shared_output.hpp"
-#include "host/order_check.hpp"
 #include "host/system_memory.hpp"
-#include "io/blocking_io.hpp"
 #include "io/cleanup.hpp"
-#include "io/npy_format.hpp"
 #include "report/stats.hpp"
-#include "report/stopwatch.hpp"
-#include "sort/sorted_sink.hpp"
-#include "sort/unique_filter.hpp"
 
 namespace rmgsort {
 namespace {
@@ -64,56 +57,6 @@ void refuse_unshared(const SortOptions& options) {
                 "-o FILE on a file system every rank reaches");
   if (options.index_output == "-")
     throw Error("--distributed: --index-output - (standard output): give --index-output FILE");
-}
-
-// The last key of this rank's sorted share, and of the nearest lower rank that has records: the
-// run of equal keys --unique and --verify see continues across ranks.
-std::optional<std::vector<std::byte>> previous_last_record(const Communicator& communicator,
-                                                           const RecordLayout& layout, const SortedRound& sorted) {
-  std::vector<std::byte> mine(1 + layout.key_size);
-  const std::size_t count = sorted.records.size() / layout.record_size;
-  if (count > 0) {
-    mine[0] = std::byte{1};
-    std::memcpy(mine.data() + 1, sorted.records.data() + (count - 1) * layout.record_size + layout.key_offset,
-                layout.key_size);
-  }
-  const std::vector<std::byte> all = communicator.all_gather_bytes(mine);
-  for (int r = communicator.rank() - 1; r >= 0; --r) {
-    const std::byte* theirs = all.data() + std::size_t(r) * mine.size();
-    if (theirs[0] != std::byte{1}) continue;
-    std::vector<std::byte> record(layout.record_size);  // only its key matters
-    std::memcpy(record.data() + layout.key_offset, theirs + 1, layout.key_size);
-    return record;
-  }
-  return std::nullopt;
-}
-
-// --verify: this rank's sorted records in order after the previous rank's last, and the sorted
-// records of every rank together a permutation of the input. "" when both hold.
-std::string verify_share(const Communicator& communicator, const RecordLayout& layout, SortOrder order,
-                         const SortedRound& sorted, const std::optional<std::vector<std::byte>>& previous,
-                         const KeyChecksum& slice_checksum) {
-  OrderChecker checker(layout, order);
-  if (previous) checker.feed(previous->data(), previous->size());
-  checker.feed(sorted.records.data(), sorted.records.size());
-  std::optional<std::uint64_t> disorder = checker.first_disorder();
-  const KeyChecksum output = checksum_records(sorted.records.data(), sorted.records.size(), layout.record_size);
-  std::uint64_t sums[6] = {slice_checksum.keys, slice_checksum.low, slice_checksum.high,
-                           output.keys,         output.low,         output.high};
-  communicator.all_sum(sums);
-  const bool permutation = sums[0] == sums[3] && sums[1] == sums[4] && sums[2] == sums[5];
-  if (disorder && previous) *disorder -= 1;  // (the previous rank's record came first)
-  const std::string failure = verify_failure(layout, disorder, permutation);
-  return failure.empty() ? failure : "rank " + std::to_string(communicator.rank()) + "'s " + failure;
-}
-
-// The lowest rank's --verify failure on every rank ("" when none failed).
-std::string agree_on_verify(const Communicator& communicator, std::string failure) {
-  const std::uint64_t ranks = std::uint64_t(communicator.size());
-  const std::uint64_t failed = communicator.all_min(failure.empty() ? ranks : std::uint64_t(communicator.rank()));
-  if (failed == ranks) return "";
-  communicator.broadcast(failure, int(failed));
-  return failure;
 }
 
 // The exchange's staging buffers (each): kDefaultStagingBytes, at most a sixteenth of --host-memory
@@ -149,52 +92,6 @@ std::unique_ptr<dist::Exchange> make_exchange(const Communicator& communicator, 
   return std::make_unique<dist::MpiExchange>(communicator);
 }
 
-// Writes BYTES at OFFSET of OUTPUT (nothing for none).
-void write_at(const dist::SharedOutput& output, const std::byte* data, std::uint64_t bytes, std::uint64_t offset) {
-  if (bytes > 0) pwrite_all(output.fd(), output.path(), data, std::size_t(bytes), offset);
-}
-
-// The outputs: one file every rank writes into, or a part per rank.
-struct Outputs {
-  std::optional<dist::SharedOutput> output, index;
-};
-
-Outputs open_outputs(const Communicator& communicator, const SortOptions& options) {
-  const auto open = [&](const std::string& path) {
-    if (!options.output_parts) return dist::SharedOutput::open(communicator, path);
-    std::optional<dist::SharedOutput> part;
-    agreed(communicator, [&] { part.emplace(dist::SharedOutput::open_part(communicator, path)); });
-    return std::move(*part);
-  };
-  Outputs outputs;
-  if (!options.output.empty()) outputs.output.emplace(open(options.output));
-  if (!options.index_output.empty()) outputs.index.emplace(open(options.index_output));
-  return outputs;
-}
-
-// The statistics (rank 0's, with every rank's figures), then the commits, once every rank agreed.
-int finish(const Communicator& communicator, const SortOptions& options, DistributedReport& report,
-           std::optional<StatsOutput>& stats, Outputs& outputs) {
-  const Json distributed = report.gather(communicator);
-  agreed(communicator, [&] {
-    if (stats) stats->prepare(report.stats_json(options, distributed));
-  });
-  agreed(communicator, [&] {
-    if (stats) stats->commit();
-    if (outputs.index) outputs.index->commit();
-    if (outputs.output) outputs.output->commit();
-  });
-  return kExitOk;
-}
-
-// The job's input as every rank opened it, and where this rank's slice lies.
-struct JobInput {
-  std::optional<SortInput> input;
-  std::uint64_t total = 0;  // records, every rank's
-  std::uint64_t first = 0;  // this rank's first record
-  std::uint64_t count = 0;  // this rank's records; also its share's, the splitters being exact
-};
-
 JobInput open_job_input(const Communicator& communicator, const SortOptions& options, std::optional<StatsOutput>& stats) {
   JobInput job;
   agreed(communicator, [&] {
@@ -222,105 +119,8 @@ JobInput open_job_input(const Communicator& communicator, const SortOptions& opt
   return job;
 }
 
-// A share in memory: sorted at once by the engine of report.plan, checked across ranks (--verify),
-// its runs continued across ranks (--unique), written at the offsets of the records kept.
-int sort_share_in_memory(const Communicator& communicator, const SortOptions& options, const JobInput& job,
-                         HostBuffer& share, const KeyChecksum& slice_checksum, DistributedReport& report,
-                         std::optional<StatsOutput>& stats) {
-  const int me = communicator.rank(), ranks = communicator.size();
-  const RecordLayout& layout = job.input->layout;
-  const std::uint64_t received = job.count;
-  SortEngine& engine = *report.plan->engine;
-  SortedRound sorted;
-  agreed(communicator, [&] {
-    Stopwatch watch;
-    if (received > 0) {
-      engine.allocate(received);
-      sorted = engine.sort(share.data(), received, options.order);
-    }
-    report.sort_seconds = watch.seconds();
-  });
-  const std::optional<std::vector<std::byte>> previous = previous_last_record(communicator, layout, sorted);
-  if (options.verify) {
-    report.verify_failure = agree_on_verify(
-        communicator, verify_share(communicator, layout, options.order, sorted, previous, slice_checksum));
-    if (!report.verify_failure.empty()) return kExitCheckFailed;
-  }
-  if (options.unique) {
-    UniqueFilter unique(layout, options.order);
-    if (previous) {
-      std::vector<std::byte> record = *previous;
-      (void)unique.keep_firsts(record.data(), nullptr, 1);
-    }
-    sorted = unique.keep_firsts(sorted);
-    report.duplicates_dropped = unique.dropped();
-  }
-  const std::uint64_t kept = sorted.records.size() / layout.record_size;
-  const std::vector<std::uint64_t> kept_by_rank = communicator.all_gather(std::span(&kept, 1));
-  std::uint64_t before = 0, kept_total = 0;
-  for (int r = 0; r < ranks; ++r) (r < me ? before : kept_total) += kept_by_rank[std::size_t(r)];
-  kept_total += before;
-  report.kept_total = kept_total;
-
-  // A .npy input's header first (in the first part), for every record kept.
-  Outputs outputs = open_outputs(communicator, options);
-  agreed(communicator, [&] {
-    Stopwatch watch;
-    const SortInput& input = *job.input;
-    const bool heads = me == 0 && input.npy;
-    const std::uint64_t offset = options.output_parts ? 0 : before;
-    if (outputs.output) {
-      const std::vector<std::byte> header = input.npy ? npy_header_for(*input.npy, kept_total) : std::vector<std::byte>();
-      const std::uint64_t header_bytes = options.output_parts && me != 0 ? 0 : header.size();
-      if (heads) write_at(*outputs.output, header.data(), header.size(), 0);
-      write_at(*outputs.output, sorted.records.data(), sorted.records.size(), header_bytes + offset * layout.record_size);
-      outputs.output->finish_writing();
-    }
-    if (outputs.index) {
-      const std::vector<std::byte> header = input.npy ? npy_index_header(kept_total) : std::vector<std::byte>();
-      const std::uint64_t header_bytes = options.output_parts && me != 0 ? 0 : header.size();
-      if (heads) write_at(*outputs.index, header.data(), header.size(), 0);
-      const auto positions = std::as_bytes(sorted.positions);
-      write_at(*outputs.index, positions.data(), positions.size(), header_bytes + offset * 8);
-      outputs.index->finish_writing();
-    }
-    report.write_seconds = watch.seconds();
-  });
-  return finish(communicator, options, report, stats, outputs);
-}
-
-// A share received into a file: sorted from there by today's file path and written at the rank's
-// offset, into an output sized first to its end (so that no writer's end of file cuts another's).
-int sort_share_file(const Communicator& communicator, const SortOptions& options, const JobInput& job,
-                    ShareFile& share, DistributedReport& report, std::optional<StatsOutput>& stats) {
-  const int me = communicator.rank();
-  const SortInput& input = *job.input;
-  const RecordLayout& layout = input.layout;
-  report.kept_total = job.total;
-  Outputs outputs = open_outputs(communicator, options);
-  dist::SharedOutput& output = *outputs.output;
-  const std::vector<std::byte> header = input.npy ? npy_header_for(*input.npy, job.total) : std::vector<std::byte>();
-  const std::uint64_t header_bytes = options.output_parts && me != 0 ? 0 : header.size();
-  const std::uint64_t offset = header_bytes + (options.output_parts ? 0 : job.first) * layout.record_size;
-  agreed(communicator, [&] {
-    if (!output.commits()) return;
-    const std::uint64_t end = header_bytes + (options.output_parts ? job.count : job.total) * layout.record_size;
-    if (ftruncate(output.fd(), off_t(end)) != 0) throw_errno(output.path(), "cannot size the output");
-    if (me == 0) write_at(output, header.data(), header.size(), 0);
-  });
-  agreed(communicator, [&] {
-    Stopwatch watch;
-    report.outcome =
-        share.sort_into(options, layout, job.count, output.fd(), output.path(), offset, report.plan, report.gpus);
-    report.sort_seconds = report.outcome->times.sort + report.outcome->times.partition;
-    report.write_seconds = report.outcome->times.write;
-    output.finish_writing();
-  });
-  return finish(communicator, options, report, stats, outputs);
-}
-
-int sort_distributed(const Communicator& communicator, const SortOptions& options, DistributedReport& report) {
-  std::optional<StatsOutput> stats;
+int sort_distributed(const Communicator& communicator, const SortOptions& options, DistributedReport& report,
+                     std::optional<StatsOutput>& stats) {
   std::size_t staging = 0;
   agreed(communicator, [&] { staging = staging_bytes(options); });
   const JobInput job = open_job_input(communicator, options, stats);
@@ -400,10 +200,14 @@ int sort_distributed(const Communicator& communicator, const SortOptions& option
 int run_distributed_sort(const SortOptions& options) {
   Communicator communicator(nullptr, nullptr);
   DistributedReport report(communicator);
+  std::optional<StatsOutput> stats;  // rank 0's, once opened
   try {
-    const int code = sort_distributed(communicator, options, report);
-    if (code == kExitCheckFailed && communicator.rank() == 0)
-      std::fprintf(stderr, "rmgsort: --verify failed: %s; nothing was committed\n", report.verify_failure.c_str());
+    const int code = sort_distributed(communicator, options, report, stats);
+    if (code == kExitCheckFailed) {
+      const std::string message = "--verify failed: " + report.verify_failure + "; nothing was committed";
+      if (communicator.rank() == 0) std::fprintf(stderr, "rmgsort: %s\n", message.c_str());
+      write_failure_stats(communicator, options, report, stats, RunEnd{kExitCheckFailed, message});
+    }
     return code;
   } catch (const dist::MpiError& e) {
     // The ranks cannot agree any more: this one ends the job (its temporary files go first).
@@ -418,6 +222,7 @@ int run_distributed_sort(const SortOptions& options) {
                                               : communicator.name() + ": stopped, nothing committed: " + e.what();
     std::fprintf(stderr, "rmgsort: %s\n", message.c_str());
     std::fflush(stderr);
+    write_failure_stats(communicator, options, report, stats, RunEnd{kExitError, message});
     communicator.barrier();
     return kExitError;
   } catch (const std::exception& e) {

@@ -59,9 +59,10 @@ Json DistributedReport::gather(const dist::Communicator& communicator) const {
   return json;
 }
 
-Json DistributedReport::stats_json(const SortOptions& options, const Json& distributed) const {
+Json DistributedReport::stats_json(const SortOptions& options, const Json& distributed, const RunEnd& end) const {
   SortReport report;
   report.start = start;
+  report.end = end;
   report.input_name.clear();
   for (const std::string& input : options.inputs) report.input_name += (report.input_name.empty() ? "" : ", ") + input;
   report.input_format = input_format;
@@ -80,7 +81,7 @@ Json DistributedReport::stats_json(const SortOptions& options, const Json& distr
   outcome.duplicates_dropped = dropped;
   outcome.times.sort = sort_seconds;
   outcome.times.write = write_seconds;
-  report.outcome = outcome;
+  if (end.exit_code == 0) report.outcome = outcome;  // (a failed run's counts are not the job's)
   Json json = sort_stats_json(options, plan ? &*plan : nullptr, report);
   json["distributed"] = distributed;
   return json;

@@ -26,8 +26,8 @@ class DistributedReport {
 
   // Collective: every rank's figures, for rank 0's statistics ("distributed").
   [[nodiscard]] Json gather(const dist::Communicator& communicator) const;
-  // The whole object (rank 0), with DISTRIBUTED from gather().
-  [[nodiscard]] Json stats_json(const SortOptions& options, const Json& distributed) const;
+  // The whole object (rank 0), with DISTRIBUTED from gather(), of a run that ends as END says.
+  [[nodiscard]] Json stats_json(const SortOptions& options, const Json& distributed, const RunEnd& end = {}) const;
 
   RunStart start = RunStart::now();
   Stopwatch wall;

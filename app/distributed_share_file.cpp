@@ -7,12 +7,16 @@
 
 #include <cstdlib>
 
+#include "app/distributed_outputs.hpp"
 #include "app/gpu_choice.hpp"
 #include "core/error.hpp"
 #include "gpu/devices.hpp"
 #include "host/system_memory.hpp"
 #include "io/blocking_io.hpp"
 #include "io/input_sequence.hpp"
+#include "io/npy_format.hpp"
+#include "dist/rank_agreement.hpp"
+#include "report/stopwatch.hpp"
 #include "report/progress.hpp"
 #include "sort/in_memory_sort.hpp"
 #include "sort/read_keys.hpp"
@@ -21,6 +25,8 @@
 
 namespace rmgsort {
 namespace {
+
+using dist::agreed;
 
 std::string directory_or_default(const std::string& temp_dir) {
   if (!temp_dir.empty()) return temp_dir;
@@ -72,6 +78,36 @@ SortOutcome ShareFile::sort_into(const SortOptions& options, const RecordLayout&
   KeysInMemory keys = read_file_keys(*plan, input, options.order, false, active_threads(), progress);
   if (plan->path == SortPath::rounds) return sort_in_memory_rounds(*plan->engine, keys, run);
   return sort_in_memory(*plan->engine, keys, run);
+}
+
+// A share received into a file: sorted from there by today's file path and written at the rank's
+// offset, into an output sized first to its end (so that no writer's end of file cuts another's).
+int sort_share_file(const dist::Communicator& communicator, const SortOptions& options, const JobInput& job,
+                    ShareFile& share, DistributedReport& report, std::optional<StatsOutput>& stats) {
+  const int me = communicator.rank();
+  const SortInput& input = *job.input;
+  const RecordLayout& layout = input.layout;
+  report.kept_total = job.total;
+  Outputs outputs = open_outputs(communicator, options);
+  dist::SharedOutput& output = *outputs.output;
+  const std::vector<std::byte> header = input.npy ? npy_header_for(*input.npy, job.total) : std::vector<std::byte>();
+  const std::uint64_t header_bytes = options.output_parts && me != 0 ? 0 : header.size();
+  const std::uint64_t offset = header_bytes + (options.output_parts ? 0 : job.first) * layout.record_size;
+  agreed(communicator, [&] {
+    if (!output.commits()) return;
+    const std::uint64_t end = header_bytes + (options.output_parts ? job.count : job.total) * layout.record_size;
+    if (ftruncate(output.fd(), off_t(end)) != 0) throw_errno(output.path(), "cannot size the output");
+    if (me == 0) write_at(output, header.data(), header.size(), 0);
+  });
+  agreed(communicator, [&] {
+    Stopwatch watch;
+    report.outcome =
+        share.sort_into(options, layout, job.count, output.fd(), output.path(), offset, report.plan, report.gpus);
+    report.sort_seconds = report.outcome->times.sort + report.outcome->times.partition;
+    report.write_seconds = report.outcome->times.write;
+    output.finish_writing();
+  });
+  return finish(communicator, options, report, stats, outputs);
 }
 
 }  // namespace rmgsort

@@ -12,6 +12,10 @@
 #include <vector>
 
 #include "app/commands.hpp"
+#include "app/distributed_report.hpp"
+#include "app/distributed_sort_steps.hpp"
+#include "dist/communicator.hpp"
+#include "report/stats.hpp"
 #include "core/record_layout.hpp"
 #include "dist/share_exchange.hpp"
 #include "io/unique_fd.hpp"
@@ -40,5 +44,11 @@ class ShareFile {
   std::string directory_;
   UniqueFd fd_;
 };
+
+// Collective: the share in SHARE sorted and written at this rank's offset (into an output sized to its
+// end first, so that no writer's end of file cuts another rank's records), then finish(). Returns
+// kExitOk.
+int sort_share_file(const dist::Communicator& communicator, const SortOptions& options, const JobInput& job,
+                    ShareFile& share, DistributedReport& report, std::optional<StatsOutput>& stats);
 
 }  // namespace rmgsort

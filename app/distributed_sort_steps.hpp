@@ -17,6 +17,14 @@
 
 namespace rmgsort {
 
+// The job's input as every rank opened it, and where this rank's slice lies.
+struct JobInput {
+  std::optional<SortInput> input;
+  std::uint64_t total = 0;  // records, every rank's
+  std::uint64_t first = 0;  // this rank's first record
+  std::uint64_t count = 0;  // this rank's records; also its share's, the splitters being exact
+};
+
 // This rank's slice of the input: records [first, first + count) of the inputs' concatenation.
 struct RankSlice {
   HostBuffer records;

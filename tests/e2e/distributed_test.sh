@@ -158,11 +158,18 @@ expect_failed_clean() {
   expect_clean "$D" "nothing"
 }
 
-begin "one rank's input missing: every rank stops, the message names the rank"
+begin "one rank's input missing: every rank stops, the message names the rank; rank 0's --stats says so"
 run timeout 120 mpirun --allow-run-as-root --oversubscribe -np 1 "$RMGSORT" sort --distributed "$WORK/u32" -t u32 \
-  -o "$D/out" "${CPU[@]}" : -np 1 "$RMGSORT" sort --distributed "$WORK/missing" -t u32 -o "$D/out" "${CPU[@]}"
+  -o "$D/out" "${CPU[@]}" --stats "$WORK/failed.json" : \
+  -np 1 "$RMGSORT" sort --distributed "$WORK/missing" -t u32 -o "$D/out" "${CPU[@]}"
 expect_failed_clean
 expect_stderr "rank 1 of 2: $WORK/missing: cannot open" "rank 0 of 2: stopped, nothing committed: rank 1 of 2 failed"
+python3 - "$WORK/failed.json" <<'PY' || fail "failed run's --stats: $(head -c 600 "$WORK/failed.json")"
+import json, sys
+s = json.load(open(sys.argv[1]))
+assert s["status"] == "error" and s["exit_code"] == 2, s
+assert "rank 1 of 2 failed" in s["error"] and s["distributed"]["ranks"] == 2, s
+PY
 end
 
 begin "ranks given inputs of different sizes"
