@@ -1,6 +1,7 @@
 #include "app/distributed_share_file.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <tbb/global_control.h>
 #include <tbb/task_arena.h>
 #include <unistd.h>
@@ -96,7 +97,10 @@ int sort_share_file(const dist::Communicator& communicator, const SortOptions& o
   agreed(communicator, [&] {
     if (!output.commits()) return;
     const std::uint64_t end = header_bytes + (options.output_parts ? job.count : job.total) * layout.record_size;
-    if (ftruncate(output.fd(), off_t(end)) != 0) throw_errno(output.path(), "cannot size the output");
+    struct stat info {};
+    if (fstat(output.fd(), &info) != 0) throw_errno(output.path(), "cannot stat the output");
+    if (S_ISREG(info.st_mode) && ftruncate(output.fd(), off_t(end)) != 0)  // (/dev/null: written in place)
+      throw_errno(output.path(), "cannot size the output");
     if (me == 0) write_at(output, header.data(), header.size(), 0);
   });
   agreed(communicator, [&] {

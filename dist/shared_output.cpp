@@ -19,17 +19,18 @@ std::string part_path(const std::string& path, int rank) {
 SharedOutput SharedOutput::open(const Communicator& communicator, const std::string& path) {
   SharedOutput output;
   output.path_ = path;
+  // Where the other ranks write: the named temporary file, or, for an existing file that is not
+  // regular (/dev/null), the path itself (written in place, as one process writes it).
   std::string temp_path;
   agreed(communicator, [&] {
     if (communicator.rank() != 0) return;
     output.staged_.emplace(OutputFile::create_named(path));
-    temp_path = output.staged_->temp_path();
-    RMGSORT_EXPECTS(!temp_path.empty(), "a named temporary output");
+    temp_path = output.staged_->staging() == OutputFile::Staging::named ? output.staged_->temp_path() : path;
   });
   communicator.broadcast(temp_path, 0);
   agreed(communicator, [&] {
     if (communicator.rank() == 0) return;
-    output.registration_ = CleanupRegistration(temp_path);
+    if (temp_path != path) output.registration_ = CleanupRegistration(temp_path);
     output.fd_ = UniqueFd(::open(temp_path.c_str(), O_WRONLY | O_CLOEXEC));
     if (!output.fd_.valid()) throw_errno(path, "cannot open rank 0's temporary output " + temp_path + " for writing");
   });

@@ -81,6 +81,7 @@ gen -t u32 --count 5000 --dist zero -o "$WORK/u32.equal"
 gen -t u64 --record-size 13 --key-offset 5 --count 6000 --dist zipf:1 -o "$WORK/rec13"
 gen -t bytes:10 --record-size 100 --key-offset 90 --count 4000 --dist zipf:1 -o "$WORK/rec100"
 gen -t f64 --count 7000 --dist special -o "$WORK/special.npy"
+gen -t u64 --count 2000000 --dist zipf:1 -o "$WORK/spill.u64"
 
 begin "u32 uniform, 1 to 4 ranks"
 same_as_one "1 2 3 4" "$WORK/u32" -t u32
@@ -194,6 +195,14 @@ dsort 2 --output-parts "$WORK/u32" -t u32 -o "$D/no/such/dir/out"
 expect_failed_clean
 end
 
+begin "-o /dev/null is written in place (in memory and through a file)"
+dsort 3 "$WORK/u32" -t u32 -o /dev/null
+expect_rc 0
+dsort 2 "$WORK/spill.u64" -t u64 -o /dev/null --host-memory 3M -T "$D"
+expect_rc 0
+expect_clean "$D" "nothing"
+end
+
 begin "standard input and output are refused"
 dsort 2 - -t u32 -o "$D/out" <"$WORK/u32"
 expect_failed_clean
@@ -204,7 +213,6 @@ expect_stderr "every rank writes its records into the output file"
 end
 
 begin "a share beyond --host-memory: received into a file, sorted through spill files"
-gen -t u64 --count 2000000 --dist zipf:1 -o "$WORK/spill.u64"
 same_as_one "3" "$WORK/spill.u64" -t u64 --host-memory 3M -T "$D"
 same_as_one "2" "$WORK/rec13" -t u64 --record-size 13 --key-offset 5 --host-memory 200K -T "$D" -r
 gen -t f64 --count 300000 --dist special -o "$WORK/spill.npy"
