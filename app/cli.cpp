@@ -88,6 +88,12 @@ void add_sort_command(CLI::App& app, SortOptions& sort, RawOptions& raw) {
                 "Check order and that the output is a permutation of the input before committing it");
   cmd->add_flag("-u,--unique", sort.unique,
                 "Keep only the first record of each run of equal keys (in input order; as sort -u)");
+  cmd->add_flag("--distributed", sort.distributed,
+                "Sort as one rank of an MPI job (mpirun -np P rmgsort sort --distributed ...): INPUT and OUTPUT on a "
+                "file system every rank reaches, one output committed when every rank succeeded");
+  cmd->add_flag("--output-parts", sort.output_parts,
+                "With --distributed: each rank writes its sorted records to OUTPUT.part-RRRRR (its rank, 5 digits); "
+                "the parts concatenated in rank order are the output");
   apply_value_rules(*cmd);
 }
 
@@ -299,7 +305,8 @@ int dispatch(int argc, char** argv, std::string& command) {
     convert_record_options(sort, raw, *app.get_subcommand("sort"));
     sort.type = sort.layout.key_type;
     if (!raw.gpu_memory.empty()) sort.gpu_memory = parse_size(raw.gpu_memory, "--gpu-memory");
-    return with_threads(sort.threads, [&] { return run_sort(sort); });
+    if (sort.output_parts && !sort.distributed) throw Error("--output-parts: only with --distributed");
+    return with_threads(sort.threads, [&] { return sort.distributed ? run_distributed_sort(sort) : run_sort(sort); });
   }
   if (app.got_subcommand("merge")) {
     convert_record_options(merge, raw, *app.get_subcommand("merge"));

@@ -46,6 +46,8 @@ struct SortOptions {
   ProgressMode progress = ProgressMode::automatic;
   bool verify = false;
   bool unique = false;  // --unique: the first record of each run of equal keys
+  bool distributed = false;   // --distributed: one rank of an MPI job (app/command_distributed_sort.cpp)
+  bool output_parts = false;  // --output-parts: each rank writes OUTPUT.part-RRRRR (with --distributed)
 };
 
 struct GenerateOptions {
@@ -104,6 +106,9 @@ struct MergeOptions {
 
 // Each returns an exit code; errors are thrown as rmgsort::Error.
 int run_sort(const SortOptions& options);
+// sort --distributed: this process is one rank of an MPI job (started by mpirun); without MPI in the
+// build, an Error saying so.
+int run_distributed_sort(const SortOptions& options);
 int run_merge(const MergeOptions& options);
 int run_generate(const GenerateOptions& options);
 int run_check(const CheckOptions& options);

@@ -85,7 +85,8 @@ _rmgsort() {
       ;;
     sort)
       options="-o --output -t --type --record-size --key-offset --key --index-output -r --descending --gpus
-               --host-memory --gpu-memory -T --temp-dir --threads --stats --progress --verify -u --unique -h --help"
+               --host-memory --gpu-memory -T --temp-dir --threads --stats --progress --verify -u --unique
+               --distributed --output-parts -h --help"
       ;;
     merge)
       options="-o --output -t --type --record-size --key-offset --key --index-output -r --descending --host-memory

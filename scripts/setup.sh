@@ -8,7 +8,8 @@ packages=(cmake ninja-build g++ pkg-config libtbb-dev liburing-dev libnuma-dev l
           nlohmann-json3-dev  # the --stats JSON writer (header-only)
           time  # /usr/bin/time: the spill tests measure peak memory with it
           python3-numpy  # numpy: the records tests' independent reference
-          help2man)  # the man page, generated from --help (without it the build leaves the page out)
+          help2man  # the man page, generated from --help (without it the build leaves the page out)
+          openmpi-bin libopenmpi-dev)  # sort --distributed and its tests (mpirun)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

@@ -1,0 +1,236 @@
+// rmgsort sort --distributed: this process is one rank of an MPI job (mpirun -np P rmgsort sort
+// --distributed INPUT -o OUTPUT ...). Rank r reads records [r n / P, (r + 1) n / P) of INPUT; the
+// ranks find the splitters from histograms summed over all of them (dist/global_splitters.hpp), so
+// that rank j receives exactly the records of sorted positions [j n / P, (j + 1) n / P); the records
+// move in bounded rounds (dist/share_exchange.hpp) and arrive in global input order; each rank sorts
+// its share stably with today's engines (the GPUs of --gpus, or the CPU) and writes it at its offset
+// into one temporary output that rank 0 commits only when every rank succeeded
+// (dist/shared_output.hpp), or into OUTPUT.part-RRRRR of its own (--output-parts).
+//
+// Every step a rank takes on its own ends in an agreement (dist/rank_agreement.hpp): if any rank
+// failed, every rank stops there with exit status 2, the failing rank's message naming it and its
+// cause, the others saying which rank failed; nothing is committed and every temporary file goes.
+// A failure of MPI itself cannot be agreed on: the rank that meets it aborts the job (MPI_Abort).
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <optional>
+#include <string_view>
+
+#include "app/commands.hpp"
+#include "app/distributed_outputs.hpp"
+#include "app/distributed_report.hpp"
+#include "app/distributed_share_file.hpp"
+#include "app/distributed_share_memory.hpp"
+#include "app/distributed_sort_steps.hpp"
+#include "app/error_message.hpp"
+#include "app/sort_input.hpp"
+#include "core/error.hpp"
+#include "dist/boundary_search.hpp"
+#include "dist/communicator.hpp"
+#include "dist/global_splitters.hpp"
+#include "dist/mpi_exchange.hpp"
+#if RMGSORT_WITH_NCCL
+#include "dist/nccl_exchange.hpp"
+#endif
+#include "dist/rank_agreement.hpp"
+#include "dist/share_exchange.hpp"
+#include "host/system_memory.hpp"
+#include "io/cleanup.hpp"
+#include "report/stats.hpp"
+
+namespace rmgsort {
+namespace {
+
+using dist::Communicator;
+using dist::agreed;
+
+// What no rank can do: every rank reads INPUT and writes OUTPUT by name.
+void refuse_unshared(const SortOptions& options) {
+  for (const std::string& input : options.inputs)
+    if (input == "-")
+      throw Error("--distributed: standard input (-) cannot be read by every rank; give INPUT as a file on a file "
+                  "system every rank reaches");
+  if (options.output == "-")
+    throw Error("--distributed: -o - (standard output): every rank writes its records into the output file; give "
+                "-o FILE on a file system every rank reaches");
+  if (options.index_output == "-")
+    throw Error("--distributed: --index-output - (standard output): give --index-output FILE");
+}
+
+// The exchange's staging buffers (each): kDefaultStagingBytes, at most a sixteenth of --host-memory
+// (at least 64 KiB), or RMGSORT_EXCHANGE_STAGING_BYTES from the environment, which the end-to-end
+// tests set small to exchange small inputs in many rounds.
+std::size_t staging_bytes(const SortOptions& options) {
+  const char* text = std::getenv("RMGSORT_EXCHANGE_STAGING_BYTES");
+  if (text == nullptr || *text == '\0')
+    return std::size_t(std::clamp<std::uint64_t>(options.host_memory.value_or(default_host_memory_bytes()) / 16,
+                                                  std::uint64_t{64} << 10, dist::kDefaultStagingBytes));
+  char* end = nullptr;
+  const unsigned long long bytes = std::strtoull(text, &end, 10);
+  if (*end != '\0' || bytes == 0 || bytes > dist::Exchange::kMaxRoundBytes)
+    throw Error(std::string("RMGSORT_EXCHANGE_STAGING_BYTES: '") + text + "' is not a byte count from 1 to " +
+                std::to_string(dist::Exchange::kMaxRoundBytes));
+  return std::size_t(bytes);
+}
+
+// The exchange: between the GPUs with NCCL when every rank sorts on GPUs (and the build has NCCL),
+// unless RMGSORT_EXCHANGE=mpi asks for host memory; else MPI over host memory. Collective.
+std::unique_ptr<dist::Exchange> make_exchange(const Communicator& communicator, const DistributedReport& report,
+                                              std::size_t round_bytes) {
+#if RMGSORT_WITH_NCCL
+  const char* forced = std::getenv("RMGSORT_EXCHANGE");
+  const bool mpi = forced != nullptr && std::string_view(forced) == "mpi";
+  const bool on_gpus = report.plan && !report.plan->engine->devices().empty() && !report.gpus.empty();
+  if (communicator.all_min(on_gpus && !mpi ? 1 : 0) == 1)
+    return std::make_unique<dist::NcclExchange>(communicator, report.gpus.front(), round_bytes);
+#else
+  (void)report;
+  (void)round_bytes;
+#endif
+  return std::make_unique<dist::MpiExchange>(communicator);
+}
+
+JobInput open_job_input(const Communicator& communicator, const SortOptions& options, std::optional<StatsOutput>& stats) {
+  JobInput job;
+  agreed(communicator, [&] {
+    refuse_unshared(options);
+    job.input.emplace(open_sort_input(options));
+    require_whole_records(*job.input);
+    if (!job.input->input.regular())
+      throw Error(job.input->input.display_name() + ": --distributed reads a file every rank reaches; this is a stream");
+    if (communicator.rank() == 0) stats.emplace(options.stats);
+  });
+  const std::size_t record_size = job.input->layout.record_size;
+  job.total = job.input->input.size() / record_size;
+  // Every rank must see the same records: the same file by the same name (a rank given other
+  // arguments, or a file that changed under a rank, would make the splitters meaningless).
+  const bool same = communicator.all_min(job.total) == communicator.all_max(job.total) &&
+                    communicator.all_min(record_size) == communicator.all_max(record_size);
+  agreed(communicator, [&] {
+    if (!same)
+      throw Error(job.input->input.display_name() + ": the ranks see inputs of different sizes or records "
+                  "(--distributed needs the same INPUT, on a file system every rank reaches, and the same options on "
+                  "every rank)");
+  });
+  job.first = dist::part_start(job.total, communicator.size(), communicator.rank());
+  job.count = dist::part_start(job.total, communicator.size(), communicator.rank() + 1) - job.first;
+  return job;
+}
+
+int sort_distributed(const Communicator& communicator, const SortOptions& options, DistributedReport& report,
+                     std::optional<StatsOutput>& stats) {
+  std::size_t staging = 0;
+  agreed(communicator, [&] { staging = staging_bytes(options); });
+  const JobInput job = open_job_input(communicator, options, stats);
+  const SortInput& input = *job.input;
+  const RecordLayout& layout = input.layout;
+  report.layout = layout;
+  report.input_format = input.format();
+  const bool positions = !options.index_output.empty();
+  // The share in memory when it fits beside the slice and the staging, else through a file.
+  std::optional<ShareFile> share_file;
+  HostBuffer share;
+  RankSlice slice;
+  agreed(communicator, [&] {
+    std::string too_large;
+    const ExchangeMemory memory{job.count * layout.record_size, 2 * staging};
+    report.plan = plan_share(options, layout, job.count, memory, report.gpus, too_large);
+    if (!report.plan) {
+      if (options.unique || positions || options.verify)
+        throw Error(too_large + "; --unique, --index-output and --verify need a rank's share in memory: use more ranks "
+                    "or a larger --host-memory");
+      share_file.emplace(ShareFile::create(options.temp_dir));
+      return;
+    }
+    share = HostBuffer(std::size_t(job.count * (layout.record_size + (positions ? 8 : 0))));
+    if (job.count > 0) {
+      report.plan->engine->place(share.data(), share.capacity());
+      report.plan->engine->pin(share.data(), share.capacity());
+    }
+    slice = read_slice(input, job.first, job.count, options.verify);
+  });
+  report.read_seconds = slice.seconds;
+  // A slice not read whole is read a window at a time by every pass (a read error there cannot be
+  // agreed on: it ends the job).
+  const std::size_t record_size = layout.record_size;
+  dist::SliceReader reader =
+      share_file ? dist::SliceReader(
+                       [&input, &job, record_size](std::uint64_t first, std::uint64_t count, std::byte* dst) {
+                         const std::uint64_t bytes = count * record_size;
+                         for (std::uint64_t done = 0; done < bytes;) {
+                           const std::size_t got = input.input.read_at(dst + done, std::size_t(bytes - done),
+                                                                       (job.first + first) * record_size + done);
+                           if (got == 0) throw Error(input.input.display_name() + ": ended early (did it shrink?)");
+                           done += got;
+                         }
+                       },
+                       job.count, record_size)
+                 : dist::SliceReader(slice.records.data(), job.count, record_size);
+
+  const dist::Destinations destinations =
+      dist::find_destinations(communicator, reader, job.total, layout, options.order, report.splitters);
+  const dist::ShareSlice share_slice{&reader, job.first, layout, options.order, positions};
+  const dist::ShareCounts counts = dist::count_shares(communicator, destinations, share_slice);
+  RMGSORT_EXPECTS(counts.received() == job.count, "a share of exactly its part's records");
+  std::byte* const share_data = share.data();
+  const dist::ShareSink sink =
+      share_file ? share_file->sink() : dist::ShareSink([share_data](std::uint64_t at, const std::byte* data,
+                                                                    std::size_t bytes) {
+        std::memcpy(share_data + at, data, bytes);
+      });
+  const std::unique_ptr<dist::Exchange> exchange = make_exchange(
+      communicator, report, std::min(dist::Exchange::kMaxRoundBytes,
+                                     std::max(staging, std::size_t(communicator.size()) * share_slice.wire_bytes())));
+  report.exchange_name = exchange->name();
+  report.exchange = dist::exchange_shares(communicator, *exchange, destinations, share_slice, counts, sink, staging);
+  report.received = job.count;
+  slice.records = HostBuffer();  // sent
+
+  if (share_file) {
+    report.plan.reset();  // (the file's plan chooses its engine again, from the memory this one held)
+    return sort_share_file(communicator, options, job, *share_file, report, stats);
+  }
+  return sort_share_in_memory(communicator, options, job, share, slice.checksum, report, stats);
+}
+
+}  // namespace
+
+int run_distributed_sort(const SortOptions& options) {
+  Communicator communicator(nullptr, nullptr);
+  DistributedReport report(communicator);
+  std::optional<StatsOutput> stats;  // rank 0's, once opened
+  try {
+    const int code = sort_distributed(communicator, options, report, stats);
+    if (code == kExitCheckFailed) {
+      const std::string message = "--verify failed: " + report.verify_failure + "; nothing was committed";
+      if (communicator.rank() == 0) std::fprintf(stderr, "rmgsort: %s\n", message.c_str());
+      write_failure_stats(communicator, options, report, stats, RunEnd{kExitCheckFailed, message});
+    }
+    return code;
+  } catch (const dist::MpiError& e) {
+    // The ranks cannot agree any more: this one ends the job (its temporary files go first).
+    std::fprintf(stderr, "rmgsort: %s: %s\n", communicator.name().c_str(), e.what());
+    unlink_registered_paths();
+    communicator.abort(kExitError);
+  } catch (const dist::RankFailure& e) {
+    // Every rank knows: each says so, then unwinds (its temporary files go) and reaches MPI_Finalize.
+    // The message is printed here, before the ranks part: the launcher ends the job as soon as one
+    // rank exits nonzero, which may cut off a rank that has not printed yet.
+    const std::string message = e.this_rank() ? communicator.name() + ": " + e.what()
+                                              : communicator.name() + ": stopped, nothing committed: " + e.what();
+    std::fprintf(stderr, "rmgsort: %s\n", message.c_str());
+    std::fflush(stderr);
+    write_failure_stats(communicator, options, report, stats, RunEnd{kExitError, message});
+    communicator.barrier();
+    return kExitError;
+  } catch (const std::exception& e) {
+    // Not agreed on: the other ranks may wait in a collective for this one, so it ends the job.
+    std::fprintf(stderr, "rmgsort: %s: %s\n", communicator.name().c_str(), error_message(e, "sort").c_str());
+    unlink_registered_paths();
+    communicator.abort(kExitError);
+  }
+}
+
+}  // namespace rmgsort

@@ -1,0 +1,96 @@
+#include "app/distributed_sort_steps.hpp"
+
+#include <tbb/global_control.h>
+#include <tbb/task_arena.h>
+
+#include <algorithm>
+
+#include "app/gpu_choice.hpp"
+#include "core/error.hpp"
+#include "gpu/devices.hpp"
+#include "host/system_memory.hpp"
+#include "report/size_parse.hpp"
+#include "report/stopwatch.hpp"
+#include "sort/cpu_engine.hpp"
+
+namespace rmgsort {
+namespace {
+
+constexpr std::uint64_t kReadPieceBytes = std::uint64_t{64} << 20;
+
+std::string bytes_exactly(std::uint64_t bytes) {
+  return format_bytes(bytes) + " (" + std::to_string(bytes) + " bytes)";
+}
+
+std::size_t active_threads() {
+  return std::min<std::size_t>(std::size_t(tbb::this_task_arena::max_concurrency()),
+                               tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism));
+}
+
+}  // namespace
+
+RankSlice read_slice(const SortInput& input, std::uint64_t first, std::uint64_t count, bool verify) {
+  Stopwatch watch;
+  const std::size_t size = input.layout.record_size;
+  const std::uint64_t bytes = count * size;
+  RankSlice slice{HostBuffer(std::size_t(bytes)), first, count, 0, {}};
+  for (std::uint64_t done = 0; done < bytes;) {
+    const std::size_t piece = std::size_t(std::min(kReadPieceBytes, bytes - done));
+    const std::size_t got = input.input.read_at(slice.records.data() + done, piece, first * size + done);
+    if (got == 0)
+      throw Error(input.input.display_name() + ": ended at byte " + std::to_string(first * size + done) +
+                  " while " + std::to_string((first + count) * size) + " were expected (did it shrink?)");
+    done += got;
+  }
+  if (verify) slice.checksum = checksum_records(slice.records.data(), bytes, size);
+  slice.seconds = watch.seconds();
+  return slice;
+}
+
+std::optional<SortPlan> plan_share(const SortOptions& options, const RecordLayout& layout, std::uint64_t received,
+                                   const ExchangeMemory& exchange, std::vector<int>& gpus_selected,
+                                   std::string& too_large) {
+  const bool positions = !options.index_output.empty();
+  const RecordLayout wire = positions ? layout.with_position() : layout;
+  const PositionSource source = positions ? PositionSource::appended : PositionSource::none;
+  const std::uint64_t host_memory = options.host_memory.value_or(default_host_memory_bytes());
+  SortPlan plan;
+  GpuSpec spec = parse_gpu_spec(options.gpus);
+  std::vector<int> listed;
+  if (spec.kind == GpuSpec::Kind::list) listed = resolve_gpus(spec, cuda_device_count());
+  const GpuEngineChooser chooser =
+      choose_gpu_engine(GpuChoice{spec, listed, options.gpu_memory, active_threads()}, gpus_selected);
+  plan.engine = chooser(wire, source, received, plan.cpu_because);
+  if (plan.engine) {
+    plan.cpu_because.clear();
+  } else {
+    plan.engine = std::make_unique<CpuEngine>(wire, source);
+  }
+  const SortEngine& engine = *plan.engine;
+  plan.path = SortPath::in_memory;
+  plan.positions = source;
+  plan.round_keys = received;
+  plan.memory.limit = host_memory;
+  plan.memory.input = received * wire.record_size;
+  plan.memory.sort_scratch = engine.host_bytes_beside(received);
+  plan.memory.outputs = engine.output_bytes(received);
+  if (received > engine.round_keys()) {
+    too_large = "its share of " + std::to_string(received) + " records is more than one sort on " +
+                (engine.devices().empty() ? std::string("the CPU") : engine.devices()) + " takes (" +
+                std::to_string(engine.round_keys()) + " records)";
+    return std::nullopt;
+  }
+  const std::uint64_t exchanging = exchange.slice + exchange.staging + plan.memory.input;
+  const std::uint64_t sorting = plan.memory.peak();
+  if (std::max(exchanging, sorting) > host_memory) {
+    too_large = "its share of " + std::to_string(received) + " records needs " +
+                bytes_exactly(std::max(exchanging, sorting)) + " of host memory in memory (while exchanging: its " +
+                "slice " + bytes_exactly(exchange.slice) + ", the share " + bytes_exactly(plan.memory.input) +
+                " and the staging " + bytes_exactly(exchange.staging) + "; while sorting: " + bytes_exactly(sorting) +
+                "), more than --host-memory " + bytes_exactly(host_memory);
+    return std::nullopt;
+  }
+  return plan;
+}
+
+}  // namespace rmgsort

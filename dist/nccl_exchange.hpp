@@ -1,0 +1,39 @@
+// The exchange between GPUs: each round's staged records copied to this rank's GPU, moved with
+// ncclSend/ncclRecv to every other rank's GPU (one NCCL group a round, so that no pair waits on
+// another), and copied back to host memory (dist/exchange.hpp). Built only with CUDA and NCCL
+// (RMGSORT_WITH_NCCL). The rounds are those of dist/share_exchange.hpp: at most kMaxRoundBytes a
+// buffer, so the device holds two buffers of the round's size.
+//
+// UNTESTED on GPUs where it was written (no GPU there): tests/e2e/distributed_test.sh's 2-GPU case
+// runs it on a machine with 2 GPUs.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+
+#include "dist/communicator.hpp"
+#include "dist/exchange.hpp"
+
+namespace rmgsort::dist {
+
+class NcclExchange final : public Exchange {
+ public:
+  // Collective over every rank: rank 0's ncclUniqueId is broadcast over MPI and every rank joins the
+  // NCCL communicator on DEVICE, with device buffers for rounds of up to ROUND_BYTES. Throws
+  // rmgsort::Error naming the NCCL or CUDA call and the rank.
+  NcclExchange(const Communicator& communicator, int device, std::size_t round_bytes);
+  ~NcclExchange() override;
+  NcclExchange(const NcclExchange&) = delete;
+  NcclExchange& operator=(const NcclExchange&) = delete;
+
+  [[nodiscard]] std::string_view name() const override { return "nccl"; }
+  void exchange(const std::byte* send, std::span<const ByteRange> sends, std::byte* recv,
+                std::span<const ByteRange> receives) override;
+
+ private:
+  struct State;
+  const Communicator& communicator_;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace rmgsort::dist
