@@ -535,6 +535,24 @@ rmg merge "${many[@]}" -t u64 -o "$D/m.many.merge" --method merge
 expect_rc 0
 expect_same "$D/m.many.merge" "$D/m.many.auto"
 end
+begin "--method sort --gpus 0 (where a GPU is present): the GPUs sort, the merge's bytes; auto sorts on them too"
+if [[ $(nvidia-smi -L 2>/dev/null | grep -c '^GPU ' || true) -eq 0 ]]; then
+  skip "no GPU"
+else
+  rmg merge "${URUNS[@]}" -t u64 -u -o "$D/m.gpu.u" --method sort --gpus 0 --stats "$D/m.gpu.json"
+  expect_rc 0
+  expect_same "$D/m.merge.u" "$D/m.gpu.u"
+  [[ $(stat_of "$D/m.gpu.json" engine) == gpu ]] || fail "--stats: engine $(stat_of "$D/m.gpu.json" engine)"
+  rmg merge "${URUNS[@]}" -t u64 -o "$D/m.gpu.auto" --gpus 0 --stats "$D/m.gpu.auto.json"
+  expect_rc 0
+  expect_same "$D/m.merge" "$D/m.gpu.auto"
+  [[ $(stat_of "$D/m.gpu.auto.json" method) == sort ]] ||
+    fail "auto with a GPU: --stats method $(stat_of "$D/m.gpu.auto.json" method)"
+  rmg merge "$D/a.u64" "$D/b.u64" "$D/c.u64" -t u64 -o "$D/m.gpu.bad" --method sort --gpus 0
+  expect_rc 1
+  expect_stderr "rmgsort: $D/b.u64: not in ascending order: key 4 is out of order (7 after 8, at byte offset 32)"
+  end
+fi
 begin "--method bogus: exit 2 naming the choices"
 rmg merge "${URUNS[0]}" -t u64 -o "$D/m.bogus" --method bogus
 expect_rc 2
