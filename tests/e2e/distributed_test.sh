@@ -189,6 +189,7 @@ end
 
 begin "unwritable output directory (one file, and parts)"
 dsort 2 "$WORK/u32" -t u32 -o "$D/no/such/dir/out"
+expect_rc 2
 expect_failed_clean
 expect_stderr "rank 0 of 2: $D/no/such/dir/out" "rank 1 of 2: stopped, nothing committed: rank 0 of 2 failed"
 dsort 2 --output-parts "$WORK/u32" -t u32 -o "$D/no/such/dir/out"
