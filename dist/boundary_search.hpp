@@ -13,7 +13,7 @@
 // (dist/destinations.hpp).
 //
 // A level costs one pass over the rank's records and one sum of (distinct buckets held) x 2^digit
-// counters: 2^16 at the first level, then at most (P - 1) x 256.
+// counters: 2^16 at the first level, then at most (P - 1) x 256 (2^16 a bucket for 2 or 3 ranks).
 #pragma once
 
 #include <cstddef>
@@ -45,9 +45,12 @@ struct Boundary {
 class BoundarySearch {
  public:
   static constexpr int kFirstDigitBits = 16;  // the round partition's top digit
-  // Later digits: 8 bits keep a level's sum at (P - 1) x 2 KiB; a 16-bit digit would halve the
-  // levels but sum (P - 1) x 512 KiB each time (256 MiB at 512 ranks).
+  // Later digits: 8 bits keep a level's sum at (P - 1) x 2 KiB; a 16-bit digit halves the levels
+  // (u64: 4 instead of 7) but sums 512 KiB a bucket, and each counting thread holds as much: so only
+  // while the boundaries lie in at most kWideBuckets buckets (2 or 3 ranks: 1 MiB a thread).
   static constexpr int kDigitBits = 8;
+  static constexpr int kWideDigitBits = 16;
+  static constexpr std::size_t kWideBuckets = 2;
 
   // The P - 1 boundaries of TOTAL records (every rank's together) over RANKS ranks, keys of LAYOUT.
   BoundarySearch(std::uint64_t total, int ranks, const RecordLayout& layout, SortOrder order);
@@ -55,7 +58,12 @@ class BoundarySearch {
   // Every boundary's bucket is one key value (or there is none to find: one rank, no record).
   [[nodiscard]] bool done() const { return bit_ >= bits_ || boundaries_.empty() || total_ == 0; }
   // The current level's digit, and the counters one rank's histogram has: buckets() x 2^digit.
-  [[nodiscard]] int digit_bits() const { return bit_ == 0 ? kFirstDigitBits : kDigitBits; }
+  // (A digit never straddles two words of the key: a wide one only where it ends in its word.)
+  [[nodiscard]] int digit_bits() const {
+    if (bit_ == 0) return kFirstDigitBits;
+    const bool wide = buckets_.size() <= kWideBuckets && bit_ % 64 + kWideDigitBits <= 64;
+    return wide ? kWideDigitBits : kDigitBits;
+  }
   [[nodiscard]] std::size_t counters() const { return buckets_.size() << digit_bits(); }
   // The distinct prefixes the boundaries are in at this level, ascending.
   [[nodiscard]] const std::vector<RankKey>& buckets() const { return buckets_; }

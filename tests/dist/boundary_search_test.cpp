@@ -12,6 +12,7 @@
 #include <limits>
 #include <numeric>
 #include <random>
+#include <tuple>
 #include <vector>
 
 #include "dist/destinations.hpp"
@@ -205,22 +206,31 @@ TEST(BoundarySearchTest, OneRankOrNoRecordNeedsNoLevel) {
   EXPECT_EQ(search.counters(), std::size_t{1} << BoundarySearch::kFirstDigitBits);  // one bucket: every key
 }
 
-// A u32 takes three levels (16 + 8 + 8 bits), a u64 seven, a bytes:10 key eleven (16 + 8 x 8).
-TEST(BoundarySearchTest, LevelsFollowTheKeyBits) {
-  for (const auto& [layout, levels] : {std::pair{RecordLayout::bare_key(KeyType::u32), 3},
-                                       std::pair{RecordLayout::bare_key(KeyType::u64), 7},
-                                       std::pair{RecordLayout::of({KeyType::bytes, 10}, 100, 90), 9},
-                                       std::pair{RecordLayout::of({KeyType::bytes, 1}, 13, 12), 1}}) {
-    const std::vector<std::byte> records = random_records(layout, 50, 1);
-    BoundarySearch search(50, 3, layout, SortOrder::ascending);
+// With 3 ranks (2 boundaries: wide digits) a u32 takes two levels (16 + 16 bits), a u64 four, a
+// bytes:10 key five, a bytes:1 key one; with 5 ranks (4 boundaries: 8-bit digits after the first) a
+// u32 takes three (16 + 8 + 8), a u64 seven, a bytes:10 key nine.
+TEST(BoundarySearchTest, LevelsFollowTheKeyBitsAndTheBoundaries) {
+  const RecordLayout u32 = RecordLayout::bare_key(KeyType::u32), u64 = RecordLayout::bare_key(KeyType::u64);
+  const RecordLayout bytes10 = RecordLayout::of({KeyType::bytes, 10}, 100, 90);
+  const RecordLayout bytes1 = RecordLayout::of({KeyType::bytes, 1}, 13, 12);
+  for (const auto& [layout, ranks, levels] : {std::tuple{u32, 3, 2}, std::tuple{u64, 3, 4}, std::tuple{bytes10, 3, 5},
+                                              std::tuple{bytes1, 3, 1}, std::tuple{u32, 5, 3}, std::tuple{u64, 5, 7},
+                                              std::tuple{bytes10, 5, 9}}) {
+    // Keys all different, so that 4 boundaries lie in 4 buckets at every level.
+    std::vector<std::byte> records = random_records(layout, 5000, 1);
+    for (std::uint64_t i = 0; i < 5000; ++i) {
+      const std::uint64_t spread = i * 0x9e3779b97f4a7c15ULL;
+      std::memcpy(records.data() + i * layout.record_size + layout.key_offset, &spread, std::min<std::size_t>(8, layout.key_size));
+    }
+    BoundarySearch search(5000, ranks, layout, SortOrder::ascending);
     int seen = 0;
     while (!search.done()) {
       std::vector<std::uint64_t> counts(search.counters());
-      search.count(records.data(), 50, counts);
+      search.count(records.data(), 5000, counts);
       search.advance(counts);
       ++seen;
     }
-    EXPECT_EQ(seen, levels) << layout_name(layout);
+    EXPECT_EQ(seen, levels) << layout_name(layout) << ", " << ranks << " ranks";
   }
 }
 
