@@ -128,6 +128,8 @@ std::unique_ptr<MergeBySort> choose_method(const MergeOptions& options, MergeRep
       try {
         sorting = plan_merge_by_sort(options, report.host_memory_limit, std::size_t(report.threads));
       } catch (const Error& e) {
+        // GPUs the user listed by number are theirs to have: a missing one is an error, as for sort.
+        if (parse_gpu_spec(options.gpus).kind == GpuSpec::Kind::list) throw;
         refused = e.what();  // the merge opens the inputs again, and names what is wrong with them itself
       }
     }

@@ -553,6 +553,12 @@ else
   expect_stderr "rmgsort: $D/b.u64: not in ascending order: key 4 is out of order (7 after 8, at byte offset 32)"
   end
 fi
+begin "auto with --gpus 99 (a GPU not present): exit 2 naming it, as sort; nothing written"
+rmg merge "${URUNS[@]}" -t u64 -o "$D/m.gpu99" --gpus 99
+expect_rc 2
+expect_stderr "GPU 99"
+expect_no_file "$D/m.gpu99"
+end
 begin "--method bogus: exit 2 naming the choices"
 rmg merge "${URUNS[0]}" -t u64 -o "$D/m.bogus" --method bogus
 expect_rc 2
