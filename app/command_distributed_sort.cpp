@@ -83,7 +83,9 @@ std::unique_ptr<dist::Exchange> make_exchange(const Communicator& communicator, 
   const char* forced = std::getenv("RMGSORT_EXCHANGE");
   const bool mpi = forced != nullptr && std::string_view(forced) == "mpi";
   const bool on_gpus = report.plan && !report.plan->engine->devices().empty() && !report.gpus.empty();
-  if (communicator.all_min(on_gpus && !mpi ? 1 : 0) == 1)
+  // (Ranks that share a GPU, e.g. more ranks than GPUs on a node, exchange over MPI: NCCL refuses them.)
+  if (communicator.all_min(on_gpus && !mpi ? 1 : 0) == 1 &&
+      dist::ranks_have_gpus_of_their_own(communicator, report.gpus.front()))
     return std::make_unique<dist::NcclExchange>(communicator, report.gpus.front(), round_bytes);
 #else
   (void)report;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <string>
+#include <vector>
 
 #include "core/error.hpp"
 #include "gpu/cuda_check.hpp"
@@ -28,6 +29,19 @@ std::size_t span_of(std::span<const ByteRange> ranges) {
 }
 
 }  // namespace
+
+bool ranks_have_gpus_of_their_own(const Communicator& communicator, int device) {
+  cudaDeviceProp properties{};
+  RMGSORT_CUDA_TRY(cudaGetDeviceProperties(&properties, device));
+  const auto* uuid = reinterpret_cast<const std::byte*>(&properties.uuid);
+  const std::vector<std::byte> all =
+      communicator.all_gather_bytes(std::span<const std::byte>(uuid, sizeof properties.uuid));
+  std::vector<std::string> uuids;
+  for (std::size_t at = 0; at < all.size(); at += sizeof properties.uuid)
+    uuids.emplace_back(reinterpret_cast<const char*>(all.data() + at), sizeof properties.uuid);
+  std::sort(uuids.begin(), uuids.end());
+  return std::adjacent_find(uuids.begin(), uuids.end()) == uuids.end();
+}
 
 struct NcclExchange::State {
   ncclComm_t comm = nullptr;

@@ -4,8 +4,8 @@
 // (RMGSORT_WITH_NCCL). The rounds are those of dist/share_exchange.hpp: at most kMaxRoundBytes a
 // buffer, so the device holds two buffers of the round's size.
 //
-// UNTESTED on GPUs where it was written (no GPU there): tests/e2e/distributed_test.sh's 2-GPU case
-// runs it on a machine with 2 GPUs.
+// Run so far with one rank on one GPU (NCCL with itself); tests/e2e/distributed_test.sh's 2-GPU case
+// runs it between two GPUs where a machine has them.
 #pragma once
 
 #include <cstddef>
@@ -15,6 +15,10 @@
 #include "dist/exchange.hpp"
 
 namespace rmgsort::dist {
+
+// Whether every rank's DEVICE is a GPU of its own (their UUIDs all differ): NCCL takes one rank a GPU,
+// and ranks that share one exchange over MPI instead. Collective over every rank.
+[[nodiscard]] bool ranks_have_gpus_of_their_own(const Communicator& communicator, int device);
 
 class NcclExchange final : public Exchange {
  public:
