@@ -8,7 +8,6 @@
 
 #include <atomic>
 #include <cstring>
-#include <thread>
 
 #include "host/radix_block_buffers.hpp"
 
@@ -23,30 +22,17 @@ struct alignas(64) BucketPointers {
   std::atomic<std::uint32_t> reading{0};
 };
 
-// Waiting for another thread that holds a lock for a few instructions or copies one block: spin a
-// little, then yield, in case that thread is not running (more threads than free cores).
-class Backoff {
- public:
-  void pause() {
-    if (++spins_ < 64) {
+inline void spin_pause() {
 #if defined(__SSE2__)
-      _mm_pause();
+  _mm_pause();
 #endif
-    } else {
-      std::this_thread::yield();
-    }
-  }
-
- private:
-  int spins_ = 0;
-};
+}
 
 class PointerLock {
  public:
   explicit PointerLock(BucketPointers& p) : p_(p) {
-    Backoff backoff;
     while (p_.lock.exchange(true, std::memory_order_acquire))
-      while (p_.lock.load(std::memory_order_relaxed)) backoff.pause();
+      while (p_.lock.load(std::memory_order_relaxed)) spin_pause();
   }
   ~PointerLock() { p_.lock.store(false, std::memory_order_release); }
   PointerLock(const PointerLock&) = delete;
@@ -100,7 +86,7 @@ struct BlockPermutation {
             continue;
           }
           // An empty slot, perhaps still being read by a thread that took it before us.
-          for (Backoff backoff; to.reading.load(std::memory_order_acquire) != 0;) backoff.pause();
+          while (to.reading.load(std::memory_order_acquire) != 0) spin_pause();
           std::memcpy((target + 1) * B > n ? overflow : keys + target * B, block, sizeof(Bits) * B);
           break;
         }

@@ -38,14 +38,14 @@ file_case() {  # TYPE LOG2
   cmp -s "$work/baseline.$type" "$work/ours.$type" || { echo "bench: outputs differ ($type)" >&2; exit 1; }
   local phases
   phases=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["phases_seconds"])' "$work/stats.json")
-  printf '| %-60s | %10.3f | %10.3f | %6.2fx |\n' "2^$2 $type file: read+parallel_sort+write vs sort --gpus none" \
+  printf '| %-52s | %10.3f | %10.3f | %6.2fx |\n' "2^$2 $type file: read+parallel_sort+write vs sort --gpus none" \
     "$baseline" "$ours" "$(python3 -c "print($baseline/$ours)")"
   phase_lines+=("# rmgsort phases, 2^$2 $type (last run): $phases")
   rm -f "$work"/*."$type"
 }
 phase_lines=()
-printf '| %-60s | %10s | %10s | %7s |\n' "case" "baseline s" "rmgsort s" "speedup"
-printf '|%s|%s|%s|%s|\n' "$(printf -- '-%.0s' {1..62})" "------------" "------------" "---------"
+printf '| %-52s | %10s | %10s | %7s |\n' "case" "baseline s" "rmgsort s" "speedup"
+printf '|%s|%s|%s|%s|\n' "$(printf -- '-%.0s' {1..54})" "------------" "------------" "---------"
 file_case u32 26
 file_case u64 25
 printf '%s\n' "${phase_lines[@]}"
