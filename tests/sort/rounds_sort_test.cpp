@@ -32,7 +32,8 @@ std::vector<T> generated(const std::string& dist, std::uint64_t n, std::uint64_t
 
 template <class T>
 std::vector<T> cpu_sorted(std::vector<T> keys, SortOrder order) {
-  radix_sort(keys.data(), keys.size(), order);
+  std::vector<T> scratch(keys.size());
+  radix_sort(keys.data(), keys.size(), order, scratch.data());
   return keys;
 }
 
@@ -41,6 +42,7 @@ template <class T>
 std::vector<T> sorted_in_rounds(const std::vector<T>& input, SortOrder order, std::uint64_t capacity,
                                 RoundsReport& report) {
   std::vector<T> partitioned(input.size());
+  std::vector<T> scratch(capacity);
   std::vector<T> handed_on;
   std::size_t sorts = 0;
   std::size_t handed = 0;
@@ -50,7 +52,7 @@ std::vector<T> sorted_in_rounds(const std::vector<T>& input, SortOrder order, st
       [&](std::byte* keys, std::uint64_t n) {
         EXPECT_LE(n, capacity) << "a round beyond the capacity";
         EXPECT_GT(n, 0u) << "an empty round";
-        radix_sort(reinterpret_cast<T*>(keys), n, order);
+        radix_sort(reinterpret_cast<T*>(keys), n, order, scratch.data());
         ++sorts;
       },
       [&](std::span<const std::byte> round) {
