@@ -83,9 +83,9 @@ stdout_limit_case() {
   local desc=$1
   shift
   begin "$desc > FILE past ulimit -f: exit 2 naming standard output and 'File too large'"
-  local out=$WORK/lim-stdout.out
-  rm -f "$out"
-  run bash -c 'ulimit -f 1000 && exec "$@" >"$0"' "$out" "$RMGSORT" "$@"
+  local redirected=$WORK/lim-stdout.out
+  rm -f "$redirected"
+  run bash -c 'ulimit -f 1000 && exec "$@" >"$0"' "$redirected" "$RMGSORT" "$@"
   expect_rc 2
   expect_error_message
   expect_stderr "File too large"
@@ -207,23 +207,23 @@ empty_value() {
   [[ -z "$(files_in "$dir")" ]] || fail "files created: $(files_in "$dir")"
   end
 }
-OUT=$WORK/empty-case.out
-empty_value --host-memory sort "$IN/u32.bin" -o "$OUT" -t u32 --host-memory ''
-empty_value --gpu-memory sort "$IN/u32.bin" -o "$OUT" -t u32 --gpu-memory ''
-empty_value --temp-dir sort "$IN/u32.bin" -o "$OUT" -t u32 -T ''
-empty_value --stats sort "$IN/u32.bin" -o "$OUT" -t u32 --stats ''
+EMPTY_CASE_FILE=$WORK/empty-case.out
+empty_value --host-memory sort "$IN/u32.bin" -o "$EMPTY_CASE_FILE" -t u32 --host-memory ''
+empty_value --gpu-memory sort "$IN/u32.bin" -o "$EMPTY_CASE_FILE" -t u32 --gpu-memory ''
+empty_value --temp-dir sort "$IN/u32.bin" -o "$EMPTY_CASE_FILE" -t u32 -T ''
+empty_value --stats sort "$IN/u32.bin" -o "$EMPTY_CASE_FILE" -t u32 --stats ''
 empty_value --output sort "$IN/u32.bin" -o '' -t u32
-empty_value INPUT sort '' -o "$OUT" -t u32
-empty_value --type sort "$IN/u32.bin" -o "$OUT" -t ''
-empty_value --gpus sort "$IN/u32.bin" -o "$OUT" -t u32 --gpus ''
-empty_value --threads sort "$IN/u32.bin" -o "$OUT" -t u32 --threads ''
-empty_value --progress sort "$IN/u32.bin" -o "$OUT" -t u32 --progress ''
+empty_value INPUT sort '' -o "$EMPTY_CASE_FILE" -t u32
+empty_value --type sort "$IN/u32.bin" -o "$EMPTY_CASE_FILE" -t ''
+empty_value --gpus sort "$IN/u32.bin" -o "$EMPTY_CASE_FILE" -t u32 --gpus ''
+empty_value --threads sort "$IN/u32.bin" -o "$EMPTY_CASE_FILE" -t u32 --threads ''
+empty_value --progress sort "$IN/u32.bin" -o "$EMPTY_CASE_FILE" -t u32 --progress ''
 empty_value --output generate -o '' -t u32 --count 10
-empty_value --count generate -o "$OUT" -t u32 --count ''
-empty_value --size generate -o "$OUT" -t u32 --size ''
-empty_value --dist generate -o "$OUT" -t u32 --count 10 --dist ''
-empty_value --seed generate -o "$OUT" -t u32 --count 10 --seed ''
-empty_value --threads generate -o "$OUT" -t u32 --count 10 --threads ''
+empty_value --count generate -o "$EMPTY_CASE_FILE" -t u32 --count ''
+empty_value --size generate -o "$EMPTY_CASE_FILE" -t u32 --size ''
+empty_value --dist generate -o "$EMPTY_CASE_FILE" -t u32 --count 10 --dist ''
+empty_value --seed generate -o "$EMPTY_CASE_FILE" -t u32 --count 10 --seed ''
+empty_value --threads generate -o "$EMPTY_CASE_FILE" -t u32 --count 10 --threads ''
 empty_value FILE check '' -t u32
 empty_value --input check "$IN/u32.bin" -t u32 --input ''
 empty_value --type check "$IN/u32.bin" -t ''
