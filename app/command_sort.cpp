@@ -16,6 +16,7 @@
 #include "app/commands.hpp"
 #include "app/error_message.hpp"
 #include "app/gpu_choice.hpp"
+#include "app/npy_output_headers.hpp"
 #include "app/sort_input.hpp"
 #include "app/sort_report.hpp"
 #include "report/stats.hpp"
@@ -138,7 +139,7 @@ PlanRequest plan_request(const SortOptions& options, const Validated& validated,
 // once the input is known to be what it says: read whole, or, through spill files, a file (its size
 // checked) or a stream (its length checked before any record is written). Returns where the
 // outputs' .npy headers were written.
-OutputHeads execute(const SortOptions& options, const PlanRequest& request, SortInput& sort_input,
+NpyOutputHeads execute(const SortOptions& options, const PlanRequest& request, SortInput& sort_input,
                     std::optional<SortPlan>& plan, SortRun& run, SortReport& report) {
   InputSequence& input = sort_input.input;
   Stopwatch phase;  // the phases start here; validation and device discovery count in wall time only
@@ -153,11 +154,15 @@ OutputHeads execute(const SortOptions& options, const PlanRequest& request, Sort
     keys = read_file_keys(*plan, input, options.order, options.verify, unsigned(active_threads()), *run.progress);
   }
   if (reads) report.read = ReadReport{phase.lap(), keys.bytes, keys.direct};
-  OutputHeads heads;
+  // (A stream's .npy count is every input's together once its length is known.)
+  const auto write_heads = [&sort_input, &run] {
+    return write_npy_output_headers(sort_input.npy, sort_input.npy ? sort_input.npy->count : 0, run);
+  };
+  NpyOutputHeads heads;
   if (plan->path == SortPath::spill && !input.regular())
-    run.write_heads = [&sort_input, &run, &heads] { heads = write_output_headers(sort_input, run); };
+    run.write_heads = [&write_heads, &heads] { heads = write_heads(); };
   else
-    heads = write_output_headers(sort_input, run);
+    heads = write_heads();
   switch (plan->path) {
     case SortPath::in_memory: report.outcome = sort_in_memory(*plan->engine, keys, run); break;
     case SortPath::rounds: report.outcome = sort_in_memory_rounds(*plan->engine, keys, run); break;
@@ -208,8 +213,8 @@ int sort_and_commit(const SortOptions& options, const Validated& validated, cons
     run.index_fd = index->fd();
     run.index_name = writer_name(*index);
   }
-  if (options.unique) require_rewritable_headers(sort_input, run);  // before anything is read
-  const OutputHeads heads = execute(options, request, sort_input, plan, run, report);
+  if (options.unique) require_rewritable_npy_outputs(sort_input.npy, run);  // before anything is read
+  const NpyOutputHeads heads = execute(options, request, sort_input, plan, run, report);
   progress.finish();
   if (!report.outcome->verify_failure.empty()) {
     const std::string message = (output ? output->display_name() : index->display_name()) + ": --verify failed: " +
@@ -221,7 +226,8 @@ int sort_and_commit(const SortOptions& options, const Validated& validated, cons
     return kExitCheckFailed;
   }
   if (options.unique && sort_input.npy)
-    rewrite_output_headers(sort_input, run, heads, sort_input.npy->count - report.outcome->duplicates_dropped);
+    rewrite_npy_output_headers(sort_input.npy, run, heads, sort_input.npy->count,
+                               sort_input.npy->count - report.outcome->duplicates_dropped);
   // Every output is closed and checked before the statistics are written (statistics on standard
   // output cannot be taken back); only the renames are left. The statistics' goes first: should it
   // fail, the sorted keys have not replaced anything. Should a later one fail, the caller replaces

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "app/gpu_choice.hpp"
+#include "app/npy_output_headers.hpp"
 #include "app/merge_input.hpp"
 #include "core/error.hpp"
 #include "gpu/devices.hpp"
@@ -102,25 +103,26 @@ SortOutcome merge_by_sorting(MergeBySort& sorting, const MergeOptions& options, 
                              std::uint64_t host_memory, std::size_t threads) {
   SortPlan& plan = sorting.plan;
   SortInput& input = sorting.input;
-  if (options.unique) require_rewritable_headers(input, run);  // before anything is read
+  if (options.unique) require_rewritable_npy_outputs(input.npy, run);  // before anything is read
+  const std::uint64_t records = input.npy ? input.npy->count : 0;
+  const auto with_unique_count = [&](SortOutcome outcome, const NpyOutputHeads& heads) {
+    if (options.unique && outcome.verify_failure.empty())
+      rewrite_npy_output_headers(input.npy, run, heads, records, records - outcome.duplicates_dropped);
+    return outcome;
+  };
   if (plan.path == SortPath::spill) {
     check_inputs_first(options, run, host_memory);
-    const OutputHeads heads = write_output_headers(input, run);
-    SortOutcome outcome = sort_through_spill(plan, input.input, HostBuffer(), options.temp_dir, run);
-    if (options.unique && outcome.verify_failure.empty() && input.npy)
-      rewrite_output_headers(input, run, heads, input.npy->count - outcome.duplicates_dropped);
-    return outcome;
+    const NpyOutputHeads heads = write_npy_output_headers(input.npy, records, run);
+    return with_unique_count(sort_through_spill(plan, input.input, HostBuffer(), options.temp_dir, run), heads);
   }
   KeysInMemory keys =
       read_file_keys(plan, input.input, options.order, options.verify, unsigned(threads), *run.progress);
   run.progress->phase("checking the order of each input", 0);
   check_each_input(input, keys.keys.data(), options.order);
-  const OutputHeads heads = write_output_headers(input, run);
-  SortOutcome outcome = plan.path == SortPath::rounds ? sort_in_memory_rounds(*plan.engine, keys, run)
-                                                      : sort_in_memory(*plan.engine, keys, run);
-  if (options.unique && outcome.verify_failure.empty() && input.npy)
-    rewrite_output_headers(input, run, heads, input.npy->count - outcome.duplicates_dropped);
-  return outcome;
+  const NpyOutputHeads heads = write_npy_output_headers(input.npy, records, run);
+  return with_unique_count(plan.path == SortPath::rounds ? sort_in_memory_rounds(*plan.engine, keys, run)
+                                                         : sort_in_memory(*plan.engine, keys, run),
+                           heads);
 }
 
 }  // namespace rmgsort

@@ -38,27 +38,4 @@ struct MergeInputFiles {
 // input; --record-size or --key-offset for .npy input).
 [[nodiscard]] MergeInputFiles open_merge_inputs(const MergeOptions& options);
 
-// Where each output's .npy header starts (the descriptor's position when it was written), for
-// rewrite_merge_headers; nullopt for an output without one, or whose position is none (a pipe).
-struct MergeHeads {
-  std::optional<std::uint64_t> output_offset;
-  std::optional<std::uint64_t> index_offset;
-};
-
-// Writes what precedes the records in RUN's outputs: for .npy inputs, the header of the merged array
-// (the first input's dtype, every input's items) and of the positions; nothing for raw inputs.
-MergeHeads write_merge_headers(const MergeInputFiles& inputs, const SortRun& run);
-
-// --unique with .npy inputs, as sort's (app/sort_input.hpp, require_rewritable_headers): the outputs'
-// shape is the count of records kept, known once the last pass ends, so their headers are written
-// first for every record and again at the end, in place (npy_header_for's length does not depend on
-// the count). Throws rmgsort::Error naming the output when one of RUN's cannot be written again at
-// its start: not a regular file (a pipe), or opened to append. Called before anything is read.
-void require_rewritable_merge_headers(const MergeInputFiles& inputs, const SortRun& run);
-
-// Writes the headers of HEADS again, for COUNT records (at their offsets, the descriptors' positions
-// left as they are).
-void rewrite_merge_headers(const MergeInputFiles& inputs, const SortRun& run, const MergeHeads& heads,
-                           std::uint64_t count);
-
 }  // namespace rmgsort

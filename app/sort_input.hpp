@@ -39,29 +39,4 @@ struct SortInput {
 // stream is checked by its reader at its end).
 void require_whole_records(const SortInput& input);
 
-// Where each output's .npy header starts (the descriptor's position when it was written), for
-// rewrite_output_headers; nullopt for an output without one, or whose position is none (a pipe).
-struct OutputHeads {
-  std::optional<std::uint64_t> output_offset;
-  std::optional<std::uint64_t> index_offset;
-};
-
-// Writes what precedes the records in each output of RUN: for a .npy input, the header of its
-// sorted array (npy_header_for) to the output and that of the positions (npy_index_header) to
-// --index-output; nothing for raw input. The writers of the records then start where it ends.
-OutputHeads write_output_headers(const SortInput& input, const SortRun& run);
-
-// --unique with a .npy input: the outputs' shape is the count of records kept, known only once every
-// record is written, so the headers are written first for every record and written again at the
-// end, in place (their length does not depend on the count: npy_header_for leaves the shape room
-// for 21 digits). Throws rmgsort::Error naming the output and the options when an output of RUN
-// cannot be written again at its start: not a regular file, or opened to append (a pipe on
-// standard output: its header would have gone before the count is known; buffering the output
-// instead would hold all of it in memory).
-void require_rewritable_headers(const SortInput& input, const SortRun& run);
-
-// Writes the headers of HEADS again, for COUNT records (at their offsets, the descriptors' positions
-// left as they are).
-void rewrite_output_headers(const SortInput& input, const SortRun& run, const OutputHeads& heads, std::uint64_t count);
-
 }  // namespace rmgsort

@@ -3,6 +3,7 @@
 // input, a regular file opened again for its pass (and refused when it changed meanwhile), a stream
 // handed on once with the bytes read to tell its format; and the .npy headers of the outputs.
 #include "app/merge_input.hpp"
+#include "app/npy_output_headers.hpp"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -180,12 +181,13 @@ TEST(MergeInputTest, NpyOutputsGetTheMergedArraysHeaders) {
   run.output_name = "out";
   run.index_fd = index.get();
   run.index_name = "index";
-  write_merge_headers(files, run);
+  ASSERT_EQ(files.records, std::optional<std::uint64_t>(7));
+  write_npy_output_headers(files.npy, *files.records, run);
   EXPECT_EQ(test::read_plain_file(dir.file("out")), npy_header_for(*files.npy, 7));
   EXPECT_EQ(test::read_plain_file(dir.file("index")), npy_index_header(7));
   // Raw inputs: nothing precedes the records.
   test::write_plain_file(dir.file("raw"), pattern_bytes(8));
-  write_merge_headers(open_merge_inputs(raw_options({dir.file("raw")})), run);
+  write_npy_output_headers(open_merge_inputs(raw_options({dir.file("raw")})).npy, 1, run);
   EXPECT_EQ(test::read_plain_file(dir.file("out")).size(), npy_header_for(*files.npy, 7).size());
 }
 

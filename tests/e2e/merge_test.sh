@@ -442,7 +442,7 @@ begin ".npy runs, -u to a pipe: exit 2 naming standard output (its header cannot
 "$RMGSORT" merge "$D"/n{0,1,2,3,4}.npy --key key -u 2>"$WORK/stderr" | cat >"$D/nu.piped"
 RC=${PIPESTATUS[0]}
 expect_rc 2
-expect_stderr "standard output: --unique with .npy inputs writes the .npy header again at the end" \
+expect_stderr "standard output: --unique with .npy input writes the .npy header again at the end" \
   "is not a regular file" "-o FILE.npy"
 expect_size "$D/nu.piped" 0
 end
