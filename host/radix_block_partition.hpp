@@ -20,6 +20,7 @@
 #include <memory>
 #include <vector>
 
+#include "core/error.hpp"
 #include "host/radix_block_buffers.hpp"
 #include "host/radix_block_classify.hpp"
 #include "host/radix_block_permute.hpp"
@@ -113,11 +114,11 @@ PassOutcome<Bits> block_partition(Bits* keys, std::size_t n, int shift, std::siz
   // bucket. It holds at least as many blocks as the bucket has full ones.
   std::array<std::size_t, kBuckets + 1> region;
   for (std::size_t d = 0; d <= kBuckets; ++d) region[d] = (bucket_begin[d] + B - 1) / B;
+  RMGSORT_EXPECTS(blocks < BucketPointers::kMaxBlocks, "an in-place radix pass within its block count");
   std::array<BucketPointers, kBuckets> pointers;
   tbb::parallel_for(std::size_t{0}, kBuckets, [&](std::size_t d) {
     const std::size_t full = gather_full_blocks(keys, region[d], region[d + 1], stripes, stripe_block, full_end);
-    pointers[d].write = region[d];
-    pointers[d].read = region[d] + full;
+    pointers[d].set(region[d], region[d] + full);
   });
 
   // 3. The block that ends past n (if the last region reaches it) is written to `overflow`.
@@ -130,9 +131,9 @@ PassOutcome<Bits> block_partition(Bits* keys, std::size_t n, int shift, std::siz
   // the stripes' buffers. Each step writes only its own bucket's positions.
   auto spill = pool.acquire();
   for (std::size_t d = 0; d < kBuckets; ++d) {
-    const std::size_t written_end = pointers[d].write * B, end = bucket_begin[d + 1];
+    const std::size_t written_end = pointers[d].write() * B, end = bucket_begin[d + 1];
     spill->fill[d] = 0;
-    if (pointers[d].write == region[d] || written_end <= end) continue;  // no block, or none beyond the end
+    if (pointers[d].write() == region[d] || written_end <= end) continue;  // no block, or none beyond the end
     const Bits* last = keys + written_end - B;
     if (written_end > n) {  // the overflow block: keys up to n go in place
       last = overflow.data();
@@ -144,7 +145,7 @@ PassOutcome<Bits> block_partition(Bits* keys, std::size_t n, int shift, std::siz
   tbb::parallel_for(std::size_t{0}, kBuckets, [&](std::size_t d) {
     // The positions to fill: the head up to the first whole block, then the tail after the last one.
     const std::size_t begin = bucket_begin[d], end = bucket_begin[d + 1];
-    const std::size_t head_end = std::min(region[d] * B, end), tail = std::clamp(pointers[d].write * B, head_end, end);
+    const std::size_t head_end = std::min(region[d] * B, end), tail = std::clamp(pointers[d].write() * B, head_end, end);
     std::size_t at = begin;
     const auto put = [&](const Bits* from, std::size_t count) {
       while (count > 0) {
