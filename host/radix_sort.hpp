@@ -10,10 +10,12 @@
 
 namespace rmgsort {
 
-// Bytes of scratch memory radix_sort needs beside the keys: one buffer of the same size.
-[[nodiscard]] constexpr std::uint64_t radix_sort_scratch_bytes(KeyType type, std::uint64_t keys) {
-  return keys * key_width(type);
-}
+// Bytes radix_sort allocates beside `keys` keys of `type` on the current oneTBB arena, at most:
+// the cache-sized ranges' buffers (each thread's as large as the largest range it sorted: at most
+// the keys, at most kSequentialKeys a thread) and, for more keys than that, the in-place passes'
+// stripe buffers (about two a thread, radix_config::kStripeBufferBytes each). For 2^30 u64 keys on
+// 32 threads: 49 MiB, 0.6 % of the keys' 8 GiB (the out-of-place sort took 8 GiB).
+[[nodiscard]] std::uint64_t radix_sort_scratch_bytes(KeyType type, std::uint64_t keys);
 
 // Told, by whichever thread placed them, how many keys have reached their sorted place (--progress):
 // once for each chunk of buckets a parallel pass hands a thread (the cache-sized buckets it
@@ -23,15 +25,16 @@ namespace rmgsort {
 // up to its n.
 using SortedKeysHook = std::function<void(std::size_t keys)>;
 
-// Sorts keys[0, n) in `order`; `scratch` must hold n keys and may alias nothing else. Runs on the
-// current oneTBB arena (its concurrency is the caller's --threads). Synchronous. SORTED, when not
-// empty, is told the keys placed as the sort goes.
+// Sorts keys[0, n) in `order`, in place. Runs on the current oneTBB arena (its concurrency is the
+// caller's --threads). Synchronous. SORTED, when not empty, is told the keys placed as the sort goes.
+// Not stable, which no caller can tell: keys of equal radix bits are the same bytes.
 //
-// Out-of-place MSD radix sort on the encoded radix bits: parallel passes while a range is large,
-// sequential ones once it fits a core's cache. A pass first reduces the range's keys to the bits
-// in which they differ, so constant leading bits (skew, narrow ranges, all-equal keys) cost one
-// read-only pass and no scatter.
+// MSD radix sort on the encoded radix bits: in-place block passes (IPS²Ra's, host/radix_block_partition.hpp)
+// while a range is larger than a core's cache, then out-of-place passes between the range and a
+// buffer of the thread's own (host/radix_sort_cache.hpp). Each pass takes its digit below the
+// leading bits in which the range's keys agree, so constant leading bits (skew, narrow ranges)
+// cost no pass, and all-equal keys one read.
 template <class T>
-void radix_sort(T* keys, std::size_t n, SortOrder order, T* scratch, const SortedKeysHook& sorted = {});
+void radix_sort(T* keys, std::size_t n, SortOrder order, const SortedKeysHook& sorted = {});
 
 }  // namespace rmgsort

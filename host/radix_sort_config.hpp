@@ -22,16 +22,25 @@ inline constexpr int kMaxSequentialDigitBits = 11;
 // down to single keys, 0.36 s with LSD on the last 16 bits.
 inline constexpr int kLsdMaxBits = 24;
 
-// Ranges of at most this many keys are sorted by one thread; larger ones are split among threads.
-// 2^16 keys = 256-512 KiB: a core's L2 (2^16 to 2^20 measured within 10 % of each other).
+// Ranges of at most this many keys are sorted by one thread in its cache, between the range and a
+// buffer of the thread's own (CacheSorter); larger ones by in-place block passes. 2^16 keys =
+// 256-512 KiB: a core's L2 (2^16 to 2^20 measured within 10 % of each other with the
+// out-of-place passes; 2^15, 2^16, 2^17 within 3 % with the in-place ones, 2^26 uniform u64).
 inline constexpr std::size_t kSequentialKeys = std::size_t{1} << 16;
+
+// The in-place pass moves keys in blocks of this many bytes; a stripe buffers one per bucket. 2^26
+// uniform u64, 2 threads (a loaded machine, two alternating rounds): 1 KiB 2.03-2.11 s, 2 KiB
+// 1.91-2.00 s, 4 KiB 2.01-2.03 s, 8 KiB 2.20-2.26 s.
+inline constexpr std::size_t kBlockBytes = 2048;
+inline constexpr std::size_t kStripeBufferBytes = (std::size_t{1} << kDigitBits) * kBlockBytes;
 
 // Ranges of at most this many keys are finished by insertion sort.
 inline constexpr std::size_t kInsertionSortKeys = 32;
 
-// A parallel pass hands each task at least this many keys (amortises its 256-counter histogram),
-// and makes up to kTasksPerThread tasks per thread for load balance under work stealing.
-inline constexpr std::size_t kKeysPerTask = std::size_t{1} << 16;
-inline constexpr std::size_t kTasksPerThread = 4;
+// An in-place pass gives each stripe (a task, with its own 256 block buffers) at least this many
+// keys, so that the buffers' cleanup stays small beside it (2^18 keys: 1-2 MiB against the
+// buffers' 512 KiB), and a range as many stripes as its share of the threads (at least one): the
+// passes that run at once hold about two stripe buffers a thread, however the input is skewed.
+inline constexpr std::size_t kKeysPerTask = std::size_t{1} << 18;
 
 }  // namespace rmgsort::radix_config

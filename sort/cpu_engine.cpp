@@ -21,7 +21,7 @@ std::uint64_t CpuEngine::round_keys() const { return std::numeric_limits<std::ui
 
 std::uint64_t CpuEngine::host_bytes_beside(std::uint64_t keys) const {
   if (pairs_) return pair_sort_bytes(keys) + (positions_wanted_ ? keys * sizeof(std::uint64_t) : 0);
-  if (tag_sorter_) return tag_sorter_->host_bytes(keys) + radix_sort_scratch_bytes(KeyType::u64, keys);
+  if (tag_sorter_) return tag_sorter_->host_bytes(keys) + keys * sizeof(std::uint64_t);
   return radix_sort_scratch_bytes(layout_.key_type, keys);
 }
 
@@ -42,14 +42,12 @@ void CpuEngine::allocate(std::uint64_t keys) {
     if (positions_wanted_) positions_ = HostBuffer(keys * sizeof(std::uint64_t));
   } else if (tag_sorter_) {
     tag_sorter_->allocate(keys);
-    scratch_ = HostBuffer(radix_sort_scratch_bytes(KeyType::u64, keys));
-  } else {
-    scratch_ = HostBuffer(radix_sort_scratch_bytes(layout_.key_type, keys));
+    scratch_ = HostBuffer(keys * sizeof(std::uint64_t));
   }
 }
 
 SortedRound CpuEngine::sort(std::byte* records, std::uint64_t count, SortOrder order) {
-  RMGSORT_EXPECTS(count <= scratch_keys_, "the sort buffer holds the keys (allocate() first)");
+  RMGSORT_EXPECTS(count <= scratch_keys_, "the engine was allocated for the keys (allocate() first)");
   if (tag_sorter_) {
     return tag_sorter_->sort(records, count, order, [&](std::uint64_t* tags, std::uint64_t n, int index_bits) {
       sort_tags(tags, n, index_bits, scratch_.as<std::uint64_t>());
@@ -65,7 +63,7 @@ SortedRound CpuEngine::sort(std::byte* records, std::uint64_t count, SortOrder o
   if (progress_ != nullptr)
     placed = [progress = progress_, width = layout_.record_size](std::size_t keys) { progress->advance(keys * width); };
   visit_key_type(layout_.key_type, [&]<class T>(T) {
-    radix_sort(reinterpret_cast<T*>(records), count, order, scratch_.as<T>(), placed);
+    radix_sort(reinterpret_cast<T*>(records), count, order, placed);
   });
   return SortedRound{{records, count * layout_.record_size}, {}};
 }

@@ -1,9 +1,9 @@
-// The CPU as a sort engine: the parallel radix sort (host/radix_sort.hpp) with its sort buffer, as
-// large as the keys, for bare keys; the sort of records as pairs (host/pair_sort.hpp), in place, for
-// a record of at most its key and 8 more bytes, and for bare keys whose input positions are wanted
-// (core/record_pair.hpp); the record tag sort (sort/record_tag_sorter.hpp) with the radix sort of
-// tags (host/tag_sort.hpp) for every other layout and positions. It takes any number of records at once; place and
-// pin are nothing to it.
+// The CPU as a sort engine: the parallel radix sort (host/radix_sort.hpp), in place (with a few
+// buffers a thread that it allocates as it goes), for bare keys; the sort of records as pairs
+// (host/pair_sort.hpp), in place, for a record of at most its key and 8 more bytes, and for bare
+// keys whose input positions are wanted (core/record_pair.hpp); the record tag sort
+// (sort/record_tag_sorter.hpp) with the radix sort of tags (host/tag_sort.hpp) for every other
+// layout and positions. It takes any number of records at once; place and pin are nothing to it.
 #pragma once
 
 #include <optional>
@@ -53,7 +53,7 @@ class CpuEngine final : public SortEngine {
   HostBuffer positions_;                       // ... written here, valid until the next sort()
   std::optional<RecordTagSorter> tag_sorter_;  // every other layout but bare keys without positions
   std::uint64_t scratch_keys_ = 0;
-  HostBuffer scratch_;  // the radix sort's buffer: of the keys, of the pairs, or of the tags
+  HostBuffer scratch_;  // the buffer of the pairs' or of the tags' sort (bare keys need none)
   Progress* progress_ = nullptr;  // report_to()
 };
 

@@ -80,8 +80,22 @@ void plan_spill(SortPlan& plan, const PlanRequest& request, std::uint64_t prefix
                                                           kMinSpillChunkBytes, kMaxSpillChunkBytes);
   const std::uint64_t chunks = kSpillChunksHeld * chunk_bytes;
   const std::uint64_t left = host_memory > chunks ? host_memory - chunks : 0;
-  const std::uint64_t bytes_per_key = 2 * width + engine.host_bytes_beside(1) + 2 * engine.output_bytes(1);
-  const std::uint64_t round_keys = std::min(left / bytes_per_key, engine.round_keys());
+  // A round of r keys holds r * (2 * width + 2 * output_bytes(1)) + host_bytes_beside(r): the
+  // largest r that fits in `left`, found by bisection, as host_bytes_beside need not be linear in r
+  // (the CPU's in-place radix sort needs a few buffers a thread, whatever r). It never decreases.
+  const auto round_bytes = [&](std::uint64_t r) {
+    return r * 2 * width + engine.host_bytes_beside(r) + 2 * engine.output_bytes(r);
+  };
+  const std::uint64_t bytes_per_key = round_bytes(1);
+  std::uint64_t round_keys = 0;
+  for (std::uint64_t high = std::min(left / (2 * width), engine.round_keys()); round_keys < high;) {
+    const std::uint64_t middle = high - (high - round_keys) / 2;  // in (round_keys, high]
+    if (round_bytes(middle) <= left) {
+      round_keys = middle;
+    } else {
+      high = middle - 1;
+    }
+  }
   if (round_keys == 0)
     throw Error(request.input_name + ": --host-memory " + bytes_exactly(host_memory) +
                 " is too small to sort through spill files; give it at least " +
@@ -192,7 +206,8 @@ SortPlan plan_stream(const PlanRequest& request, std::uint64_t prefix_bytes, boo
     plan_spill(plan, request, prefix_bytes);
     return plan;
   }
-  // At most half of --host-memory: the CPU's sort buffer, or the rounds' partition buffer, fits beside it.
+  // At most half of --host-memory: the rounds' partition buffer fits beside it (and, on the CPU, the
+  // buffers of the pairs' or the tags' sort; bare keys are sorted in place).
   const std::uint64_t keys = request.layout.whole_records(request.input_name, prefix_bytes);
   SortPlan plan = with_engine(request, keys);
   plan_in_memory(plan, prefix_bytes, keys);

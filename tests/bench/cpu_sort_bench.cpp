@@ -1,8 +1,12 @@
 // Baselines for the CPU sort targets, measured in the same run as rmgsort itself:
-//   cpu_sort_bench memory LOG2_KEYS [REPEATS]   radix_sort vs tbb::parallel_sort of the same uniform
-//                                               u32 keys in memory; prints seconds and the ratio
-//   cpu_sort_bench file-baseline IN OUT         read IN with read(2), tbb::parallel_sort its u32 keys,
-//                                               write OUT with write(2); prints the seconds it took
+//   cpu_sort_bench table LOG2_KEYS [REPEATS] [no-std]
+//       for u32, u64 and f64 keys of several distributions: the radix sort (host/radix_sort.hpp),
+//       the out-of-place one it replaced (legacy, the baseline), tbb::parallel_sort and std::sort
+//       ("no-std": without std::sort) of the same keys in memory; prints a Markdown table of the
+//       best of REPEATS runs and checks that all four agree
+//   cpu_sort_bench file-baseline IN OUT TYPE
+//       read IN with read(2), tbb::parallel_sort its keys of TYPE (u32, u64), write OUT with
+//       write(2); prints the seconds it took
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <tbb/parallel_for.h>
@@ -15,11 +19,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "generate/generate.hpp"
 #include "host/radix_sort.hpp"
+#include "tests/bench/legacy_radix_sort.hpp"
 
 using namespace rmgsort;
 using Clock = std::chrono::steady_clock;
@@ -29,38 +35,66 @@ namespace {
 double since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 // Parallel copy, so that refilling the input between runs is not timed and pages are touched.
-void copy_keys(std::vector<std::uint32_t>& to, const std::vector<std::uint32_t>& from) {
+template <class T>
+void copy_keys(std::vector<T>& to, const std::vector<T>& from) {
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, from.size(), 1 << 20), [&](const auto& r) {
-    std::memcpy(to.data() + r.begin(), from.data() + r.begin(), r.size() * sizeof(std::uint32_t));
+    std::memcpy(to.data() + r.begin(), from.data() + r.begin(), r.size() * sizeof(T));
   });
 }
 
-int memory_benchmark(int log2_keys, int repeats) {
-  const std::size_t n = std::size_t{1} << log2_keys;
-  std::vector<std::uint32_t> input(n), keys(n), scratch(n), reference(n);
-  generate_keys(input.data(), 0, n, n, parse_distribution("uniform"), 1);
-
-  double tbb_best = 1e30, radix_best = 1e30;
+// The best of `repeats` runs of sort(keys), each on a fresh copy of `input`; leaves the sorted keys.
+template <class T>
+double best_of(int repeats, std::vector<T>& keys, const std::vector<T>& input, const std::function<void()>& sort) {
+  double best = 1e30;
   for (int r = 0; r < repeats; ++r) {
-    copy_keys(reference, input);
-    auto start = Clock::now();
-    tbb::parallel_sort(reference.begin(), reference.end());
-    tbb_best = std::min(tbb_best, since(start));
-
     copy_keys(keys, input);
-    copy_keys(scratch, input);  // touch the scratch pages, as rmgsort's buffers are touched by reading
-    start = Clock::now();
-    radix_sort(keys.data(), n, SortOrder::ascending, scratch.data());
-    radix_best = std::min(radix_best, since(start));
-    if (keys != reference) {
-      std::fprintf(stderr, "cpu_sort_bench: radix_sort and tbb::parallel_sort disagree\n");
-      return 1;
+    const auto start = Clock::now();
+    sort();
+    best = std::min(best, since(start));
+  }
+  return best;
+}
+
+template <class T>
+bool table_rows(const char* type_name, int log2_keys, int repeats, bool with_std_sort) {
+  const std::size_t n = std::size_t{1} << log2_keys;
+  std::vector<T> input(n), keys(n), scratch(n), legacy_sorted(n);
+  for (const char* distribution : {"uniform", "zipf:1.0", "bits:4", "sorted", "reverse"}) {
+    generate_keys(input.data(), 0, n, n, parse_distribution(distribution), 1);
+    copy_keys(scratch, input);  // touch the legacy sort's buffer, as rmgsort's buffers are touched by reading
+    const double legacy = best_of<T>(repeats, legacy_sorted, input, [&] {
+      legacy::radix_sort(legacy_sorted.data(), n, SortOrder::ascending, scratch.data());
+    });
+    const double ours = best_of<T>(repeats, keys, input, [&] { radix_sort(keys.data(), n, SortOrder::ascending); });
+    bool agree = std::memcmp(keys.data(), legacy_sorted.data(), n * sizeof(T)) == 0;
+    const double tbb_s = best_of<T>(repeats, keys, input, [&] { tbb::parallel_sort(keys.begin(), keys.end()); });
+    agree = agree && std::memcmp(keys.data(), legacy_sorted.data(), n * sizeof(T)) == 0;
+    double std_s = 0;
+    if (with_std_sort) {
+      std_s = best_of<T>(1, keys, input, [&] { std::sort(keys.begin(), keys.end()); });
+      agree = agree && std::memcmp(keys.data(), legacy_sorted.data(), n * sizeof(T)) == 0;
+    }
+    const auto rate = [&](double s) { return double(n) / s / 1e6; };
+    std::printf("| %-4s | %-9s | %8.1f | %8.1f | %8.1f | %8.1f | %6.2fx | %6.2fx |\n", type_name, distribution,
+                rate(legacy), rate(ours), rate(tbb_s), with_std_sort ? rate(std_s) : 0.0, legacy / ours, tbb_s / ours);
+    std::fflush(stdout);
+    if (!agree) {
+      std::fprintf(stderr, "cpu_sort_bench: the sorts disagree on %s %s keys\n", type_name, distribution);
+      return false;
     }
   }
-  std::printf("keys=2^%d threads=%d tbb_parallel_sort_s=%.3f radix_sort_s=%.3f speedup=%.2f radix_gkeys_per_s=%.3f\n",
-              log2_keys, tbb::this_task_arena::max_concurrency(), tbb_best, radix_best, tbb_best / radix_best,
-              double(n) / radix_best / 1e9);
-  return 0;
+  return true;
+}
+
+int table(int log2_keys, int repeats, bool with_std_sort) {
+  std::printf("2^%d keys, %d threads, best of %d runs (std::sort: of 1); M keys/s; speedups of the radix sort\n\n",
+              log2_keys, tbb::this_task_arena::max_concurrency(), repeats);
+  std::printf("| type | keys      | legacy   | radix    | tbb par. | std::sort | vs legacy | vs tbb |\n");
+  std::printf("|------|-----------|----------|----------|----------|----------|---------|---------|\n");
+  const bool ok = table_rows<std::uint32_t>("u32", log2_keys, repeats, with_std_sort) &&
+                  table_rows<std::uint64_t>("u64", log2_keys, repeats, with_std_sort) &&
+                  table_rows<double>("f64", log2_keys, repeats, with_std_sort);
+  return ok ? 0 : 1;
 }
 
 void must(bool ok, const char* what, const char* path) {
@@ -70,15 +104,16 @@ void must(bool ok, const char* what, const char* path) {
   }
 }
 
+template <class T>
 int file_baseline(const char* in_path, const char* out_path) {
   const auto start = Clock::now();
   const int in = open(in_path, O_RDONLY);
   must(in >= 0, "cannot open", in_path);
   struct stat st {};
   must(fstat(in, &st) == 0, "cannot stat", in_path);
-  std::vector<std::uint32_t> keys(std::size_t(st.st_size) / sizeof(std::uint32_t));
+  std::vector<T> keys(std::size_t(st.st_size) / sizeof(T));
   auto* bytes = reinterpret_cast<char*>(keys.data());
-  for (std::size_t done = 0, total = keys.size() * 4; done < total;) {
+  for (std::size_t done = 0, total = keys.size() * sizeof(T); done < total;) {
     const ssize_t got = read(in, bytes + done, std::min<std::size_t>(total - done, 1 << 24));
     must(got > 0, "cannot read", in_path);
     done += std::size_t(got);
@@ -87,7 +122,7 @@ int file_baseline(const char* in_path, const char* out_path) {
   tbb::parallel_sort(keys.begin(), keys.end());
   const int out = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
   must(out >= 0, "cannot create", out_path);
-  for (std::size_t done = 0, total = keys.size() * 4; done < total;) {
+  for (std::size_t done = 0, total = keys.size() * sizeof(T); done < total;) {
     const ssize_t put = write(out, bytes + done, std::min<std::size_t>(total - done, 1 << 24));
     must(put > 0, "cannot write", out_path);
     done += std::size_t(put);
@@ -100,8 +135,13 @@ int file_baseline(const char* in_path, const char* out_path) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc >= 3 && std::string(argv[1]) == "memory") return memory_benchmark(std::atoi(argv[2]), argc > 3 ? std::atoi(argv[3]) : 1);
-  if (argc == 4 && std::string(argv[1]) == "file-baseline") return file_baseline(argv[2], argv[3]);
-  std::fprintf(stderr, "usage: cpu_sort_bench memory LOG2_KEYS [REPEATS] | file-baseline IN OUT\n");
+  const std::string mode = argc > 1 ? argv[1] : "";
+  if (argc >= 3 && mode == "table")
+    return table(std::atoi(argv[2]), argc > 3 ? std::atoi(argv[3]) : 1, !(argc > 4 && std::string(argv[4]) == "no-std"));
+  if (argc == 5 && mode == "file-baseline" && std::string(argv[4]) == "u32")
+    return file_baseline<std::uint32_t>(argv[2], argv[3]);
+  if (argc == 5 && mode == "file-baseline" && std::string(argv[4]) == "u64")
+    return file_baseline<std::uint64_t>(argv[2], argv[3]);
+  std::fprintf(stderr, "usage: cpu_sort_bench table LOG2_KEYS [REPEATS] [no-std] | file-baseline IN OUT u32|u64\n");
   return 2;
 }

@@ -22,6 +22,7 @@
 #include "core/record_pair.hpp"
 #include "gpu/devices.hpp"
 #include "gpu/in_core_sort.hpp"
+#include "host/radix_sort.hpp"
 #include "sort/cpu_engine.hpp"
 #include "sort/gpu_engine.hpp"
 #include "sort/sort_plan.hpp"
@@ -199,18 +200,20 @@ TEST(GpuEngineFaultTest, WhenNotEvenASmallerPlanIsAllocatedTheCpuSortsToldOnce) 
   EXPECT_EQ(chooser.notices.size(), 1u);
 }
 
-// The GPUs would sort 32 MiB of keys in place within 40 MiB; the CPU needs a buffer as large
-// beside them, so its plan spills.
+// The GPUs would sort 32 MiB of keys in place within one byte less than the CPU's sort needs (the
+// keys and its in-place sort's buffers beside them, host/radix_sort.hpp), so the CPU's plan spills.
 TEST(GpuEngineFaultTest, APlanWhoseGpusCannotHaveTheirMemoryIsAValidPlanForTheCpu) {
   const InjectedFault fault("allocate-always:0");
   Chooser chooser;
-  const PlanRequest request{kU64, false, "in.u64", 40 * kMiB, chooser.choose};
+  const std::uint64_t host_memory = 32 * kMiB + radix_sort_scratch_bytes(KeyType::u64, 4 * kMiB) - 1;
+  const PlanRequest request{kU64, false, "in.u64", host_memory, chooser.choose};
   const SortPlan plan = plan_file(request, 32 * kMiB);
   EXPECT_EQ(plan.engine->name(), "cpu");
   EXPECT_NE(plan.cpu_because.find("GPU 0"), std::string::npos) << plan.cpu_because;
   EXPECT_EQ(plan.path, SortPath::spill);
-  EXPECT_EQ(plan.memory.sort_scratch, plan.round_keys * 8) << "the CPU's radix sort buffer";
-  EXPECT_LE(plan.memory.peak(), 40 * kMiB);
+  EXPECT_EQ(plan.memory.sort_scratch, radix_sort_scratch_bytes(KeyType::u64, plan.round_keys))
+      << "the CPU's radix sort buffers";
+  EXPECT_LE(plan.memory.peak(), host_memory);
 }
 
 TEST(GpuEngineFaultTest, AFaultInAnEnginesSortNamesTheGpuAndTheStage) {

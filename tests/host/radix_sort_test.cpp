@@ -24,8 +24,7 @@ TYPED_TEST_SUITE(RadixSortTest, AllKeyTypes);
 template <class T>
 void expect_sorts_like_std_sort(const std::vector<T>& input, SortOrder order, const std::string& what) {
   std::vector<T> sorted = input;
-  std::vector<T> scratch(input.size());
-  radix_sort(sorted.data(), sorted.size(), order, scratch.data());
+  radix_sort(sorted.data(), sorted.size(), order);
 
   std::vector<T> reference = input;
   if (order == SortOrder::ascending) {
@@ -106,8 +105,8 @@ TYPED_TEST(RadixSortTest, ResultIsIndependentOfTheThreadCount) {
   std::vector<std::vector<T>> results;
   for (int threads : {1, 2, 4}) {
     tbb::global_control limit(tbb::global_control::max_allowed_parallelism, threads);
-    std::vector<T> keys = input, scratch(input.size());
-    radix_sort(keys.data(), keys.size(), SortOrder::ascending, scratch.data());
+    std::vector<T> keys = input;
+    radix_sort(keys.data(), keys.size(), SortOrder::ascending);
     results.push_back(std::move(keys));
   }
   EXPECT_TRUE(testing::same_bits(results[0], results[1]));
@@ -126,8 +125,7 @@ TEST(RadixSortFloatTest, SignedZerosInfinitiesAndNaNs) {
     keys.push_back(-std::numeric_limits<float>::infinity());
     keys.push_back(__builtin_bit_cast(float, 0x7fc00000u + std::uint32_t(i)));
   }
-  std::vector<float> scratch(keys.size());
-  radix_sort(keys.data(), keys.size(), SortOrder::ascending, scratch.data());
+  radix_sort(keys.data(), keys.size(), SortOrder::ascending);
   for (int i = 0; i < 5000; ++i) EXPECT_EQ(keys[std::size_t(i)], -std::numeric_limits<float>::infinity());
   for (int i = 5000; i < 10000; ++i) EXPECT_TRUE(std::signbit(keys[std::size_t(i)]) && keys[std::size_t(i)] == 0);
   for (int i = 10000; i < 15000; ++i) EXPECT_TRUE(!std::signbit(keys[std::size_t(i)]) && keys[std::size_t(i)] == 0);

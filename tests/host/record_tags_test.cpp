@@ -128,11 +128,11 @@ std::vector<std::byte> sort_through_tags(const std::vector<std::byte>& records, 
 void expect_sorts(const std::vector<std::byte>& records, std::size_t count, const RecordLayout& layout, SortOrder order,
                   const std::string& what) {
   const std::vector<std::uint64_t> want = reference_order(records, count, layout, order);
-  std::vector<std::uint64_t> tags(count), scratch(count);
+  std::vector<std::uint64_t> tags(count);
   const TagPlan plan = build_record_tags(records.data(), count, layout, order, tags.data());
   EXPECT_EQ(plan.index_bits, count <= 1 ? 0 : int(std::bit_width(count - 1))) << what;
   for (std::size_t i = 0; i < count; ++i) ASSERT_EQ(tag_position(tags[i], plan), i) << what;
-  radix_sort<std::uint64_t>(tags.data(), count, SortOrder::ascending, scratch.data());
+  radix_sort<std::uint64_t>(tags.data(), count, SortOrder::ascending);
   const auto positions = [&] {
     std::vector<std::uint64_t> got(count);
     for (std::size_t j = 0; j < count; ++j) got[j] = tag_position(tags[j], plan);

@@ -32,8 +32,7 @@ std::vector<T> generated(const std::string& dist, std::uint64_t n, std::uint64_t
 
 template <class T>
 std::vector<T> cpu_sorted(std::vector<T> keys, SortOrder order) {
-  std::vector<T> scratch(keys.size());
-  radix_sort(keys.data(), keys.size(), order, scratch.data());
+  radix_sort(keys.data(), keys.size(), order);
   return keys;
 }
 
@@ -42,7 +41,6 @@ template <class T>
 std::vector<T> sorted_in_rounds(const std::vector<T>& input, SortOrder order, std::uint64_t capacity,
                                 RoundsReport& report) {
   std::vector<T> partitioned(input.size());
-  std::vector<T> scratch(capacity);
   std::vector<T> handed_on;
   std::size_t sorts = 0;
   std::size_t handed = 0;
@@ -52,7 +50,7 @@ std::vector<T> sorted_in_rounds(const std::vector<T>& input, SortOrder order, st
       [&](std::byte* keys, std::uint64_t n) {
         EXPECT_LE(n, capacity) << "a round beyond the capacity";
         EXPECT_GT(n, 0u) << "an empty round";
-        radix_sort(reinterpret_cast<T*>(keys), n, order, scratch.data());
+        radix_sort(reinterpret_cast<T*>(keys), n, order);
         ++sorts;
       },
       [&](std::span<const std::byte> round) {

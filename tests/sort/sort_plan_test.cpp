@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "host/radix_sort.hpp"
 
 namespace rmgsort {
 namespace {
@@ -71,35 +72,44 @@ std::uint64_t spill_chunks(std::uint64_t host_memory) {
   return 5 * std::clamp<std::uint64_t>(host_memory / 16 / 4096 * 4096, 4096, 64 * kMiB);
 }
 
-TEST(SortPlanTest, CpuSortsAFileInMemoryWithABufferAsLargeAsTheKeys) {
+// The CPU's radix sort of u64 keys: in place, with a few buffers a thread (host/radix_sort.hpp).
+std::uint64_t cpu_scratch(std::uint64_t keys) { return radix_sort_scratch_bytes(KeyType::u64, keys); }
+
+TEST(SortPlanTest, CpuSortsAFileInMemoryInPlace) {
   const SortPlan plan = plan_file(cpu_request(64 * kMiB), 32 * kMiB);
   EXPECT_EQ(plan.path, SortPath::in_memory);
   EXPECT_EQ(plan.engine->name(), "cpu");
   EXPECT_EQ(plan.cpu_because, "no GPU selected");
   EXPECT_EQ(plan.round_keys, 4 * kMiB);
   EXPECT_EQ(plan.memory.input, 32 * kMiB);
-  EXPECT_EQ(plan.memory.sort_scratch, 32 * kMiB);
+  EXPECT_EQ(plan.memory.sort_scratch, cpu_scratch(4 * kMiB));
   EXPECT_EQ(plan.memory.partition + plan.memory.round_buffers + plan.memory.spill_chunks, 0u);
-  EXPECT_EQ(plan.memory.peak(), 64 * kMiB);
+  EXPECT_EQ(plan.memory.peak(), 32 * kMiB + cpu_scratch(4 * kMiB));
   EXPECT_EQ(plan.memory.limit, 64 * kMiB);
+  // 8 GiB of keys: their sort's buffers are a small part of them (the out-of-place sort took as much again).
+  const SortPlan large = plan_file(cpu_request(std::uint64_t{16} << 30), std::uint64_t{8} << 30);
+  EXPECT_EQ(large.path, SortPath::in_memory);
+  EXPECT_LT(large.memory.sort_scratch, large.memory.input / 64);
 }
 
-TEST(SortPlanTest, CpuSpillsAFileOneByteBeyondTwiceItsSize) {
+TEST(SortPlanTest, CpuSpillsAFileOneByteBeyondItsSizeAndItsSortsBuffers) {
   EXPECT_EQ(plan_file(cpu_request(8000), 4000).path, SortPath::in_memory);
-  const std::uint64_t host_memory = 64 * kMiB - 1;
+  EXPECT_EQ(plan_file(cpu_request(32 * kMiB + cpu_scratch(4 * kMiB)), 32 * kMiB).path, SortPath::in_memory);
+  const std::uint64_t host_memory = 32 * kMiB + cpu_scratch(4 * kMiB) - 1;
   const SortPlan plan = plan_file(cpu_request(host_memory), 32 * kMiB);
   EXPECT_EQ(plan.path, SortPath::spill);
   EXPECT_EQ(plan.engine->name(), "cpu");
   const std::uint64_t chunks = spill_chunks(host_memory);
   EXPECT_EQ(plan.spill_chunk_bytes * 5, chunks);
   EXPECT_EQ(plan.memory.spill_chunks, chunks);
-  // Two round buffers and the sort buffer: three keys' worth per key of a round.
-  EXPECT_EQ(plan.round_keys, (host_memory - chunks) / (3 * 8));
+  // Two round buffers and the sort's buffers: the largest round they fit in.
+  const auto round_bytes = [](std::uint64_t keys) { return 2 * keys * 8 + cpu_scratch(keys); };
+  EXPECT_LE(round_bytes(plan.round_keys), host_memory - chunks);
+  EXPECT_GT(round_bytes(plan.round_keys + 1), host_memory - chunks) << "rounds as large as the memory left holds";
   EXPECT_EQ(plan.memory.round_buffers, 2 * plan.round_keys * 8);
-  EXPECT_EQ(plan.memory.sort_scratch, plan.round_keys * 8);
+  EXPECT_EQ(plan.memory.sort_scratch, cpu_scratch(plan.round_keys));
   EXPECT_EQ(plan.memory.input, 0u);
   EXPECT_LE(plan.memory.peak(), host_memory);
-  EXPECT_GT(plan.memory.peak() + 3 * 8, host_memory) << "rounds as large as the memory left holds";
 }
 
 TEST(SortPlanTest, TooLittleMemoryToSpillIsAnErrorNamingTheInputAndTheLeastThatWorks) {
@@ -162,7 +172,7 @@ TEST(SortPlanTest, ACompleteStreamIsSortedInMemory) {
   EXPECT_EQ(stream_prefix_limit(64 * kMiB), 32 * kMiB);
   const SortPlan cpu = plan_stream(cpu_request(64 * kMiB), 32 * kMiB, /*complete=*/true);
   EXPECT_EQ(cpu.path, SortPath::in_memory);
-  EXPECT_EQ(cpu.memory.peak(), 64 * kMiB);
+  EXPECT_EQ(cpu.memory.peak(), 32 * kMiB + cpu_scratch(4 * kMiB));
   std::vector<std::uint64_t> asked;
   const SortPlan rounds = plan_stream(gpu_request(64 * kMiB, kMiB, &asked), 32 * kMiB, true);
   EXPECT_EQ(asked, std::vector<std::uint64_t>{4 * kMiB});
@@ -181,7 +191,9 @@ TEST(SortPlanTest, AnIncompleteStreamSpillsItsPrefixFirst) {
   EXPECT_LE(plan.memory.peak(), host_memory) << "the prefix goes before the round buffers come";
   const SortPlan cpu = plan_stream(cpu_request(host_memory), 32 * kMiB + 1, false);
   EXPECT_EQ(cpu.path, SortPath::spill);
-  EXPECT_EQ(cpu.round_keys, (host_memory - spill_chunks(host_memory)) / (3 * 8));
+  const std::uint64_t left = host_memory - spill_chunks(host_memory);
+  EXPECT_LE(2 * cpu.round_keys * 8 + cpu_scratch(cpu.round_keys), left);
+  EXPECT_GT(2 * (cpu.round_keys + 1) * 8 + cpu_scratch(cpu.round_keys + 1), left);
 }
 
 TEST(SortPlanTest, JsonNamesThePathTheEngineEachPartAndTheLimit) {
@@ -335,12 +347,13 @@ TEST(SortPlanTest, AnEngineIsGoneBeforeTheNextIsChosen) {
 }
 
 // When the GPUs' memory cannot be had (sort/gpu_engine.hpp: the chooser gives up), the plan is the
-// CPU's, budget and all: 32 MiB of keys the GPUs would sort in place within 40 MiB need the CPU's
-// buffer as large beside them, so they spill.
+// CPU's, budget and all: 32 MiB of keys the GPUs would sort in place within one byte less than the
+// CPU's sort needs (the keys and its buffers beside them) spill.
 TEST(SortPlanTest, GpusWhoseMemoryCannotBeHadLeaveAValidPlanForTheCpu) {
   const std::string why = "GPU 0 has only 1.00 MiB usable (513.00 MiB free) of the 40.00 MiB planned";
-  EXPECT_EQ(plan_file(gpu_request(40 * kMiB, 8 * kMiB, nullptr), 32 * kMiB).path, SortPath::in_memory);
-  PlanRequest request = gpu_request(40 * kMiB, 8 * kMiB, nullptr);
+  const std::uint64_t host_memory = 32 * kMiB + cpu_scratch(4 * kMiB) - 1;
+  EXPECT_EQ(plan_file(gpu_request(host_memory, 8 * kMiB, nullptr), 32 * kMiB).path, SortPath::in_memory);
+  PlanRequest request = gpu_request(host_memory, 8 * kMiB, nullptr);
   request.choose_gpus = [&](const RecordLayout&, PositionSource, std::uint64_t, std::string& why_not) {
     why_not = why;
     return std::unique_ptr<SortEngine>();
@@ -349,8 +362,8 @@ TEST(SortPlanTest, GpusWhoseMemoryCannotBeHadLeaveAValidPlanForTheCpu) {
   EXPECT_EQ(plan.engine->name(), "cpu");
   EXPECT_EQ(plan.cpu_because, why);
   EXPECT_EQ(plan.path, SortPath::spill);
-  EXPECT_EQ(plan.memory.sort_scratch, plan.round_keys * 8) << "the CPU's radix sort buffer";
-  EXPECT_LE(plan.memory.peak(), 40 * kMiB);
+  EXPECT_EQ(plan.memory.sort_scratch, cpu_scratch(plan.round_keys)) << "the CPU's radix sort buffers";
+  EXPECT_LE(plan.memory.peak(), host_memory);
 }
 
 }  // namespace

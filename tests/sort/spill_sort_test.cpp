@@ -140,7 +140,7 @@ SpillReport spill_sorted(const std::string& dist, std::uint64_t count, std::uint
   } else {
     pipe.emplace(std::vector<std::byte>(bytes.begin(), bytes.end()));
   }
-  std::vector<std::uint64_t> buffers(2 * round_keys), scratch(round_keys), sorted;
+  std::vector<std::uint64_t> buffers(2 * round_keys), sorted;
   SpillJob job;
   job.layout = RecordLayout::bare_key(KeyType::u64);
   job.order = order;
@@ -151,7 +151,7 @@ SpillReport spill_sorted(const std::string& dist, std::uint64_t count, std::uint
     return {reinterpret_cast<std::byte*>(buffers.data()), reinterpret_cast<std::byte*>(buffers.data() + round_keys)};
   };
   job.sort_round = [&](std::byte* round, std::uint64_t n) {
-    radix_sort(reinterpret_cast<std::uint64_t*>(round), n, order, scratch.data());
+    radix_sort(reinterpret_cast<std::uint64_t*>(round), n, order);
     return std::span<const std::byte>(round, n * 8);
   };
   job.sorted = [&](std::span<const std::byte> round) {
