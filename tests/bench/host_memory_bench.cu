@@ -1,9 +1,10 @@
 // What fresh host memory costs on the machine at hand, for planning the out-of-core sort's buffers:
 // page-locking untouched memory (cudaHostRegister faults it in from one thread), populating it from
-// every core first (populate_pages) and registering it then, populating memory freed a moment ago,
-// and writing a file of the same size to DIR by write() from one thread against memcpy into a shared
-// mapping from every core. Every buffer stays mapped until the next step's is measured, so that each
-// "fresh" figure is for memory this process has never touched. Prints a markdown table.
+// every core first (populate_pages) and registering it then, in one piece or in pieces from several
+// threads, populating memory freed a moment ago, and writing a file of the same size to DIR by
+// write() from one thread against memcpy into a shared mapping from every core. Every buffer stays
+// mapped until the next step's is measured, so that each "fresh" figure is for memory this process
+// has never touched. Prints a markdown table.
 // Usage: host_memory_bench GIB [DIR]   (DIR: where the write test puts its files, default /dev/shm)
 #include <cuda_runtime.h>
 #include <fcntl.h>
@@ -95,6 +96,35 @@ int main(int argc, char** argv) {
                   timed([&] { rmgsort::populate_pages(populated.data(), bytes, threads); })});
   rows.push_back({"cudaHostRegister, memory populated before", timed([&] { reg(populated); })});
 
+  // The same bytes page-locked as 8 registrations from 8 threads at once (a copy may not span two
+  // registrations: the row after the table says whether this machine's driver allows it).
+  check(cudaHostUnregister(populated.data()), "cudaHostUnregister");
+  constexpr unsigned kPieces = 8;
+  const std::size_t piece = (bytes / kPieces + 4095) / 4096 * 4096;
+  rows.push_back({"cudaHostRegister in 8 pieces from 8 threads, memory populated before", timed([&] {
+                    std::vector<std::thread> registering;
+                    for (unsigned p = 0; p < kPieces && p * piece < bytes; ++p)
+                      registering.emplace_back([&, p] {
+                        check(cudaHostRegister(populated.data() + p * piece, std::min(piece, bytes - p * piece),
+                                               cudaHostRegisterPortable),
+                              "cudaHostRegister (a piece)");
+                      });
+                    for (std::thread& thread : registering) thread.join();
+                  })});
+  std::string spanning = "(one piece only)";
+  if (piece < bytes) {
+    void* device = nullptr;
+    check(cudaMalloc(&device, 2 * 4096), "cudaMalloc");
+    const cudaError_t status =
+        cudaMemcpy(device, populated.data() + piece - 4096, 2 * 4096, cudaMemcpyHostToDevice);
+    spanning = status == cudaSuccess ? "works" : std::string("fails: ") + cudaGetErrorString(status);
+    (void)cudaGetLastError();
+    check(cudaFree(device), "cudaFree");
+  }
+  for (unsigned p = 0; p < kPieces && p * piece < bytes; ++p)
+    check(cudaHostUnregister(populated.data() + p * piece), "cudaHostUnregister (a piece)");
+  reg(populated);
+
   rmgsort::HostBuffer untouched(bytes);
   rows.push_back({"cudaHostRegister, fresh memory (faults it in itself)", timed([&] { reg(untouched); })});
 
@@ -162,5 +192,6 @@ int main(int argc, char** argv) {
   for (const Row& row : rows) {
     std::printf("| %s | %.3f | %.2f |\n", row.step.c_str(), row.seconds, double(bytes) / row.seconds / 1e9);
   }
+  std::printf("\nA copy spanning two registrations: %s\n", spanning.c_str());
   return 0;
 }
