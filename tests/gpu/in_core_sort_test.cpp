@@ -33,6 +33,7 @@
 #include "gpu/partition_planner.hpp"
 #include "generate/distribution.hpp"
 #include "generate/generate.hpp"
+#include "tests/generate/generated_keys.hpp"
 #include "core/key_order.hpp"
 #include "core/key_type.hpp"
 #include "host/system_memory.hpp"
@@ -152,18 +153,6 @@ std::uint64_t available_host_bytes() {
 template <class T>
 constexpr KeyType key_type_of() {
   return KeyTypeOf<T>::value;
-}
-
-template <class T>
-std::vector<T> generated(const Distribution& dist, std::uint64_t n, std::uint64_t seed) {
-  std::vector<T> keys(n);
-  generate_keys(keys.data(), 0, n, n, dist, seed);
-  return keys;
-}
-
-template <class T>
-std::vector<T> generated(const char* dist, std::uint64_t n, std::uint64_t seed) {
-  return generated<T>(parse_distribution(dist), n, seed);
 }
 
 template <class T>
@@ -312,7 +301,7 @@ InCoreStats expect_sorter_sorts(InCoreSorter& sorter, GuardedBuffer<T>& buffer, 
 template <class T>
 InCoreStats expect_round_sorts(InCoreSorter& sorter, GuardedBuffer<T>& buffer, const char* dist, std::uint64_t n,
                                SortOrder order, std::uint64_t seed) {
-  const std::vector<T> input = generated<T>(dist, n, seed);
+  const std::vector<T> input = testing::generated_keys<T>(dist, n, seed);
   return expect_sorter_sorts(sorter, buffer, input, reference_sort(input, order), order,
                              describe<T>(dist, n, order, sorter));
 }
@@ -453,7 +442,7 @@ TYPED_TEST(InCoreSortTest, EveryDistributionSizeOrderAndGpuCountSortsLikeStdSort
     const Distribution dist = parse_distribution(name);
     if (dist.kind == Distribution::Kind::bits && dist.bits > 8 * sizeof(T)) continue;  // wider than the key
     for (std::uint64_t n : {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{7}, kMatrixKeys}) {
-      const std::vector<T> input = generated<T>(dist, n, seed++);
+      const std::vector<T> input = testing::generated_keys<T>(dist, n, seed++);
       for (SortOrder order : kOrders) {
         const std::vector<T> reference = reference_sort(input, order);
         for (auto& sorter : sorters) {
@@ -543,7 +532,7 @@ TYPED_TEST(InCoreSortTest, RoundsOfChangingSizeAndDistributionReuseOneSorter) {
 TYPED_TEST(InCoreSortTest, UnregisteredAndOffsetHostMemory) {
   using T = TypeParam;
   auto sorter = sorter_for(key_type_of<T>(), most_gpus(), kMatrixKeys);
-  const std::vector<T> input = generated<T>("normal", kMatrixKeys, 400);
+  const std::vector<T> input = testing::generated_keys<T>("normal", kMatrixKeys, 400);
   const std::vector<T> reference = reference_sort(input, SortOrder::ascending);
 
   std::vector<T> plain = input;
@@ -577,7 +566,7 @@ TYPED_TEST(InCoreSortTest, CountAboveTheRoundIsAnErrorAndTheSorterStaysUsable) {
   using T = TypeParam;
   auto sorter = sorter_for(key_type_of<T>(), most_gpus(), 1000);
   GuardedBuffer<T> buffer(1001, 0);
-  buffer.load(generated<T>("uniform", 1001, 500));
+  buffer.load(testing::generated_keys<T>("uniform", 1001, 500));
   EXPECT_THROW((void)sorter->sort(buffer.bytes(), 1001, SortOrder::ascending), Error);
   expect_round_sorts<T>(*sorter, buffer, "uniform", 1000, SortOrder::ascending, 501);
 }

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "generate/generate.hpp"
+#include "tests/generate/generated_keys.hpp"
 #include "host/radix_sort.hpp"
 #include "host/radix_sort_config.hpp"
 #include "tests/core/key_types.hpp"
@@ -49,13 +50,6 @@ void expect_sorted(const std::vector<T>& input, const std::string& what) {
   }
 }
 
-template <class T>
-std::vector<T> generated(const char* distribution, std::size_t n, std::uint64_t seed) {
-  std::vector<T> keys(n);
-  generate_keys(keys.data(), 0, n, n, parse_distribution(distribution), seed);
-  return keys;
-}
-
 // Two values, in random order.
 template <class T>
 std::vector<T> two_values(std::size_t n, std::uint64_t seed) {
@@ -75,7 +69,7 @@ TYPED_TEST(RadixSortEdgesTest, SizesAroundEveryThresholdInEveryShape) {
   std::uint64_t seed = 1;
   for (const char* distribution : {"uniform", "zero", "bits:1", "sorted", "reverse", "zipf:1.0", "special"}) {
     for (std::size_t n : sizes) {
-      expect_sorted(generated<T>(distribution, n, seed++), std::string(distribution) + " n=" + std::to_string(n));
+      expect_sorted(testing::generated_keys<T>(distribution, n, seed++), std::string(distribution) + " n=" + std::to_string(n));
       if (::testing::Test::HasFatalFailure()) return;
     }
   }
@@ -88,7 +82,7 @@ TYPED_TEST(RadixSortEdgesTest, SizesAroundEveryThresholdInEveryShape) {
 TYPED_TEST(RadixSortEdgesTest, InputsThatAlmostAreInOrder) {
   using T = TypeParam;
   const std::size_t n = 3 * radix_config::kKeysPerTask + 5;
-  const std::vector<T> sorted = reference_sorted<T, SortOrder::ascending>(generated<T>("uniform", n, 4));
+  const std::vector<T> sorted = reference_sorted<T, SortOrder::ascending>(testing::generated_keys<T>("uniform", n, 4));
   expect_sorted(sorted, "sorted");
   auto last_swapped = sorted;
   std::swap(last_swapped[n - 1], last_swapped[n - 2]);
@@ -124,7 +118,7 @@ TYPED_TEST(RadixSortEdgesTest, ADifferingBitTheSampleMisses) {
 
 TYPED_TEST(RadixSortEdgesTest, ThreadCountsFromOneToMoreThanTheCores) {
   using T = TypeParam;
-  const auto input = generated<T>("zipf:1.0", 4 * radix_config::kKeysPerTask + 1, 5);
+  const auto input = testing::generated_keys<T>("zipf:1.0", 4 * radix_config::kKeysPerTask + 1, 5);
   for (int threads : {1, 3}) {
     tbb::global_control limit(tbb::global_control::max_allowed_parallelism, threads);
     expect_sorted(input, std::to_string(threads) + " threads");
@@ -135,7 +129,7 @@ TYPED_TEST(RadixSortEdgesTest, ThreadCountsFromOneToMoreThanTheCores) {
   tbb::task_arena eight(8);
   eight.execute([&] {
     expect_sorted(input, "an arena of 8 threads");
-    expect_sorted(generated<T>("uniform", 4 * radix_config::kKeysPerTask + 1, 6), "uniform, an arena of 8 threads");
+    expect_sorted(testing::generated_keys<T>("uniform", 4 * radix_config::kKeysPerTask + 1, 6), "uniform, an arena of 8 threads");
   });
 }
 

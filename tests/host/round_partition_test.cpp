@@ -13,6 +13,7 @@
 
 #include "host/checksum.hpp"
 #include "generate/generate.hpp"
+#include "tests/generate/generated_keys.hpp"
 #include "host/top_digit_histogram.hpp"
 #include "core/error.hpp"
 #include "tests/core/key_types.hpp"
@@ -107,13 +108,6 @@ void partition_and_check(const std::vector<T>& input, SortOrder order, std::uint
   if (output) *output = std::move(out);
 }
 
-template <class T>
-std::vector<T> generated(const char* distribution, std::size_t n, std::uint64_t seed) {
-  std::vector<T> keys(n);
-  generate_keys(keys.data(), 0, n, n, parse_distribution(distribution), seed);
-  return keys;
-}
-
 std::string describe(const std::string& what, std::size_t n, std::uint64_t capacity, SortOrder order) {
   return what + " n=" + std::to_string(n) + " capacity=" + std::to_string(capacity) +
          (order == SortOrder::ascending ? " ascending" : " descending");
@@ -140,7 +134,7 @@ TYPED_TEST(RoundPartitionTest, OneKeyIsOneRound) {
 
 TYPED_TEST(RoundPartitionTest, CapacityOfAllKeysCopiesIntoOneRound) {
   using T = TypeParam;
-  const auto input = generated<T>("uniform", 1000, 3);
+  const auto input = testing::generated_keys<T>("uniform", 1000, 3);
   for (std::uint64_t capacity : {1000, 5000}) {
     Partitioned result;
     std::vector<T> out;
@@ -152,7 +146,7 @@ TYPED_TEST(RoundPartitionTest, CapacityOfAllKeysCopiesIntoOneRound) {
 
 TYPED_TEST(RoundPartitionTest, CapacityOneMakesARoundPerKey) {
   using T = TypeParam;
-  auto input = generated<T>("uniform", 300, 4);
+  auto input = testing::generated_keys<T>("uniform", 300, 4);
   for (std::size_t i = 0; i < 40; ++i) input[i * 7] = input[5];  // a repeated value, split one key a round
   for (SortOrder order : kBothOrders) {
     Partitioned result;
@@ -180,7 +174,7 @@ TYPED_TEST(RoundPartitionTest, AllKeysEqualSplitIntoCeilNOverCRounds) {
 
 TYPED_TEST(RoundPartitionTest, OneValueFillingMostOfTheInputAmongOthers) {
   using T = TypeParam;
-  auto input = generated<T>("uniform", 200000, 11);
+  auto input = testing::generated_keys<T>("uniform", 200000, 11);
   for (std::size_t i = 0; i < input.size(); i += 1 + i % 7) input[i] = input[0];
   for (std::uint64_t capacity : {1000, 30000, 150000}) {
     for (SortOrder order : kBothOrders) {
@@ -198,7 +192,7 @@ TYPED_TEST(RoundPartitionTest, EveryDistributionBothOrders) {
   const std::size_t n = 100000;
   std::uint64_t seed = 1;
   for (const char* distribution : distributions) {
-    const auto input = generated<T>(distribution, n, seed++);
+    const auto input = testing::generated_keys<T>(distribution, n, seed++);
     for (std::uint64_t capacity : {n / 3, n / 17, n / 1000}) {
       for (SortOrder order : kBothOrders) {
         Partitioned result;
@@ -213,7 +207,7 @@ TYPED_TEST(RoundPartitionTest, EveryDistributionBothOrders) {
 // the encoded order; integers: their extremes. Small capacities put cuts among the special values.
 TYPED_TEST(RoundPartitionTest, SpecialValuesAndExtremes) {
   using T = TypeParam;
-  auto input = generated<T>("uniform", 30000, 9);
+  auto input = testing::generated_keys<T>("uniform", 30000, 9);
   std::vector<T> specials;
   if constexpr (std::is_floating_point_v<T>) {
     using Limits = std::numeric_limits<T>;
@@ -277,7 +271,7 @@ TYPED_TEST(RoundPartitionTest, SeveralChunks) {
                                                      {"zipf:1.0", SortOrder::descending}};
   for (const auto& [distribution, order] : cases) {
     Partitioned result;
-    partition_and_check(generated<T>(distribution, n, 21), order, n / 9, describe(distribution, n, n / 9, order), result);
+    partition_and_check(testing::generated_keys<T>(distribution, n, 21), order, n / 9, describe(distribution, n, n / 9, order), result);
     if (::testing::Test::HasFatalFailure()) return;
   }
 }
@@ -316,7 +310,7 @@ TYPED_TEST(RoundPartitionTest, RandomSizesAndCapacities) {
     const char* distribution = distributions[random() % std::size(distributions)];
     const SortOrder order = random() % 2 ? SortOrder::ascending : SortOrder::descending;
     Partitioned result;
-    partition_and_check(generated<T>(distribution, n, random()), order, std::max<std::uint64_t>(capacity, 1),
+    partition_and_check(testing::generated_keys<T>(distribution, n, random()), order, std::max<std::uint64_t>(capacity, 1),
                         describe(distribution, n, capacity, order), result);
     if (::testing::Test::HasFatalFailure()) return;
   }
@@ -325,7 +319,7 @@ TYPED_TEST(RoundPartitionTest, RandomSizesAndCapacities) {
 TYPED_TEST(RoundPartitionTest, RoundsAndOutputAreIndependentOfTheThreadCount) {
   using T = TypeParam;
   const std::size_t n = 2 * partition_config::kMinChunkKeys + 777;
-  const auto input = generated<T>("zipf:1.0", n, 5);
+  const auto input = testing::generated_keys<T>("zipf:1.0", n, 5);
   std::vector<std::vector<std::uint64_t>> cuts;
   std::vector<std::vector<T>> outputs;
   for (int threads : {1, 2, 4}) {
@@ -355,7 +349,7 @@ TYPED_TEST(RoundPartitionTest, RoundsAndOutputAreIndependentOfTheThreadCount) {
 // without a read pass of their own.
 TEST(RoundPartitionStatsTest, RefinedInputsNeedNoBucketCountingPass) {
   for (const char* distribution : {"zipf:1.0", "bits:10"}) {
-    const auto input = generated<std::uint64_t>(distribution, 1 << 20, 2);
+    const auto input = testing::generated_keys<std::uint64_t>(distribution, 1 << 20, 2);
     std::vector<std::uint64_t> out(input.size());
     RoundPartitionStats stats;
     (void)partition_into_rounds(input.data(), out.data(), input.size(), SortOrder::ascending, 1 << 17, &stats);
@@ -365,7 +359,7 @@ TEST(RoundPartitionStatsTest, RefinedInputsNeedNoBucketCountingPass) {
 }
 
 TEST(RoundPartitionStatsTest, UniformKeysNeedNoRefinement) {
-  const auto input = generated<std::uint64_t>("uniform", 1 << 20, 2);
+  const auto input = testing::generated_keys<std::uint64_t>("uniform", 1 << 20, 2);
   std::vector<std::uint64_t> out(input.size());
   RoundPartitionStats stats;
   const RoundPlan plan =
@@ -376,7 +370,7 @@ TEST(RoundPartitionStatsTest, UniformKeysNeedNoRefinement) {
 }
 
 TEST(RoundPartitionStatsTest, AHistogramOfOtherKeysIsAnError) {
-  const auto input = generated<std::uint64_t>("uniform", 5000, 2);
+  const auto input = testing::generated_keys<std::uint64_t>("uniform", 5000, 2);
   std::vector<std::uint64_t> out(input.size());
   const auto* bytes = reinterpret_cast<const std::byte*>(input.data());
   const auto partition = [&](const TopDigitHistogram& histogram) {

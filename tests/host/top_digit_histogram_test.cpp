@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "generate/generate.hpp"
+#include "tests/generate/generated_keys.hpp"
 #include "core/error.hpp"
 #include "io/host_buffer.hpp"
 #include "io/uring_reader.hpp"
@@ -29,13 +30,6 @@ class TopDigitHistogramTest : public ::testing::Test {};
 TYPED_TEST_SUITE(TopDigitHistogramTest, AllKeyTypes);
 
 constexpr SortOrder kBothOrders[] = {SortOrder::ascending, SortOrder::descending};
-
-template <class T>
-std::vector<T> generated(const char* distribution, std::size_t n, std::uint64_t seed) {
-  std::vector<T> keys(n);
-  generate_keys(keys.data(), 0, n, n, parse_distribution(distribution), seed);
-  return keys;
-}
 
 template <class T>
 const std::byte* bytes_of(const std::vector<T>& keys) {
@@ -103,7 +97,7 @@ void on_threads(const std::vector<std::pair<std::uint64_t, std::uint64_t>>& piec
 TYPED_TEST(TopDigitHistogramTest, CountAllMatchesAKeyByKeyCount) {
   using T = TypeParam;
   for (const char* distribution : {"uniform", "zipf:1.0", "special"}) {
-    const auto keys = generated<T>(distribution, 100000, 3);
+    const auto keys = testing::generated_keys<T>(distribution, 100000, 3);
     for (SortOrder order : kBothOrders) {
       const auto histogram = counted_whole(keys, order);
       EXPECT_EQ(histogram->totals(), reference_totals(keys, order)) << distribution;
@@ -118,7 +112,7 @@ TYPED_TEST(TopDigitHistogramTest, KeysAddedInPiecesFromThreadsEqualTheWholeCount
   const std::size_t n = 2 * partition_config::kMinChunkKeys + 12345;
   std::mt19937_64 random(41);
   for (const char* distribution : {"uniform", "zipf:1.0"}) {
-    const auto keys = generated<T>(distribution, n, 7);
+    const auto keys = testing::generated_keys<T>(distribution, n, 7);
     for (SortOrder order : kBothOrders) {
       const auto whole = counted_whole(keys, order);
       ASSERT_GE(whole->chunks().chunks(), 3u);
@@ -143,7 +137,7 @@ TYPED_TEST(TopDigitHistogramTest, ByteRangesWithKeysStraddlingTheirEnds) {
   for (const auto& [n, max_piece] : {std::pair<std::size_t, std::uint64_t>{20000, 3},
                                      {100000, 4 * sizeof(T) + 3},
                                      {partition_config::kMinChunkKeys + 777, std::uint64_t{1} << 20}}) {
-    const auto keys = generated<T>("special", n, 13);
+    const auto keys = testing::generated_keys<T>("special", n, 13);
     for (SortOrder order : kBothOrders) {
       const auto whole = counted_whole(keys, order);
       TopDigitHistogram ranges(KeyTypeOf<T>::value, order, n);
@@ -158,7 +152,7 @@ TYPED_TEST(TopDigitHistogramTest, ByteRangesWithKeysStraddlingTheirEnds) {
 
 TYPED_TEST(TopDigitHistogramTest, EveryByteOnItsOwnAndInReverse) {
   using T = TypeParam;
-  const auto keys = generated<T>("uniform", 50, 17);
+  const auto keys = testing::generated_keys<T>("uniform", 50, 17);
   const auto whole = counted_whole(keys, SortOrder::descending);
   TopDigitHistogram bytes(KeyTypeOf<T>::value, SortOrder::descending, keys.size());
   for (std::uint64_t b = keys.size() * sizeof(T); b-- > 0;) bytes.add_bytes(b, bytes_of(keys) + b, 1);
@@ -245,7 +239,7 @@ TEST(TopDigitHistogramErrors, MissingDuplicatedOrPartialKeysAreCaught) {
 
 // The counters can live in a caller's buffer (the partition keeps them in its output).
 TEST(TopDigitHistogramStorage, CallersStorageHoldsTheCounters) {
-  const auto keys = generated<std::uint32_t>("uniform", 3 * partition_config::kMinChunkKeys, 5);
+  const auto keys = testing::generated_keys<std::uint32_t>("uniform", 3 * partition_config::kMinChunkKeys, 5);
   std::vector<std::byte> storage(TopDigitHistogram::storage_bytes(keys.size()) + 1);
   EXPECT_EQ(storage.size() - 1, 3 * TopDigitHistogram::kChunkBytes);
   TopDigitHistogram inside(KeyType::u32, SortOrder::ascending, keys.size(), storage.data() + 1);  // unaligned
@@ -258,7 +252,7 @@ TEST(TopDigitHistogramStorage, CallersStorageHoldsTheCounters) {
 TYPED_TEST(TopDigitHistogramTest, CountedWhileReadFileReads) {
   using T = TypeParam;
   const std::size_t n = 2 * partition_config::kMinChunkKeys + 999;
-  const auto keys = generated<T>("zipf:1.0", n, 19);
+  const auto keys = testing::generated_keys<T>("zipf:1.0", n, 19);
   test::TempDir dir(test::memory_directory());
   const std::string path = dir.file("keys");
   test::write_plain_file(path, std::vector<std::byte>(bytes_of(keys), bytes_of(keys) + n * sizeof(T)));

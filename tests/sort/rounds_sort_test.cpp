@@ -11,6 +11,7 @@
 
 #include "generate/distribution.hpp"
 #include "generate/generate.hpp"
+#include "tests/generate/generated_keys.hpp"
 #include "host/radix_sort.hpp"
 #include "tests/core/key_types.hpp"
 
@@ -22,13 +23,6 @@ using testing::AllKeyTypes;
 template <class T>
 class SortRoundsTest : public ::testing::Test {};
 TYPED_TEST_SUITE(SortRoundsTest, AllKeyTypes);
-
-template <class T>
-std::vector<T> generated(const std::string& dist, std::uint64_t n, std::uint64_t seed) {
-  std::vector<T> keys(n);
-  generate_keys(keys.data(), 0, n, n, parse_distribution(dist), seed);
-  return keys;
-}
 
 template <class T>
 std::vector<T> cpu_sorted(std::vector<T> keys, SortOrder order) {
@@ -66,7 +60,7 @@ std::vector<T> sorted_in_rounds(const std::vector<T>& input, SortOrder order, st
 
 template <class T>
 void expect_rounds_sort(const std::string& dist, std::uint64_t n, std::uint64_t capacity, SortOrder order) {
-  const std::vector<T> input = generated<T>(dist, n, 7);
+  const std::vector<T> input = testing::generated_keys<T>(dist, n, 7);
   RoundsReport report;
   const std::vector<T> output = sorted_in_rounds(input, order, capacity, report);
   const std::string what = dist + " n=" + std::to_string(n) + " capacity=" + std::to_string(capacity) +
