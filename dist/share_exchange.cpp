@@ -164,13 +164,12 @@ ExchangeReport exchange_shares(const Communicator& communicator, Exchange& excha
                 " bytes)");
   const std::size_t slot = std::max<std::size_t>(1, bound / (ranks * wire));  // records per rank a round
   const std::size_t slot_bytes = slot * wire;
-  const auto send = std::make_unique_for_overwrite<std::byte[]>(ranks * slot_bytes);
-  const auto recv = std::make_unique_for_overwrite<std::byte[]>(ranks * slot_bytes);
+  const RoundBuffers buffers = exchange.round_buffers(ranks * slot_bytes);
   // Where each sender's records start in the share: by sender rank.
   std::vector<std::uint64_t> place(ranks, 0);
   for (std::size_t s = 1; s < ranks; ++s) place[s] = place[s - 1] + counts.receives[s - 1];
   ExchangeReport report;
-  Staging staging{send.get(), slot, wire, std::vector<std::uint64_t>(ranks), me, target.memory, place[me],
+  Staging staging{buffers.send, slot, wire, std::vector<std::uint64_t>(ranks), me, target.memory, place[me],
                   slice.first_position};
   std::vector<ByteRange> sends(ranks), receives(ranks);
   classes.rewind();
@@ -197,8 +196,8 @@ ExchangeReport exchange_shares(const Communicator& communicator, Exchange& excha
         report.received_bytes += receives[r].bytes;
       }
     }
-    exchange.exchange(send.get(), sends, recv.get(), receives);
-    deliver(recv.get(), receives, place, wire, target);
+    exchange.exchange(buffers.send, sends, buffers.recv, receives);
+    deliver(buffers.recv, receives, place, wire, target);
     for (std::size_t s = 0; s < ranks; ++s) place[s] += incoming[s];
     ++report.rounds;
     if (communicator.all_min(more ? 0 : 1) == 1) break;
