@@ -4,8 +4,9 @@
 # process's `rmgsort sort` (the sort is stable, so that is well defined); keys (u32, u64, f64 with NaNs
 # and -0, i64 extremes) and records (a u64 at an unaligned offset of 13-byte records, bytes:10 at the
 # end of 100-byte records), uniform, zipf and all-equal inputs, fewer records than ranks, .npy,
-# --index-output, --unique across rank boundaries, --verify, --stats, and the exchange in one round
-# and in hundreds (RMGSORT_EXCHANGE_STAGING_BYTES). Faults: one rank's input missing, ranks given
+# --index-output, --unique across rank boundaries, --verify, --stats, --output-parts after a run of
+# more ranks (its stale parts removed), and the exchange in one round and in hundreds
+# (RMGSORT_EXCHANGE_STAGING_BYTES). Faults: one rank's input missing, ranks given
 # inputs of different sizes, an unwritable output directory, a full file system (a 64 KiB tmpfs,
 # skipped where it cannot be mounted), --unique with a share beyond --host-memory (refused), and a
 # rank killed by SIGKILL: every one ends nonzero, commits nothing and leaves no temporary file.
@@ -132,6 +133,20 @@ end
 begin "the exchange in hundreds of rounds (small staging buffers)"
 RMGSORT_EXCHANGE_STAGING_BYTES=1000 INDEX=1 same_as_one "3" "$WORK/rec100" -t bytes:10 --record-size 100 --key-offset 90
 RMGSORT_EXCHANGE_STAGING_BYTES=1 same_as_one "4" "$WORK/u64.zipf" -t u64
+end
+
+begin "--output-parts after a run of more ranks: its stale parts go, nothing else"
+rmg sort "$WORK/u32" -t u32 -o "$D/ref" "${CPU[@]}"
+dsort 4 --output-parts "$WORK/u32" -t u32 -o "$D/part" --index-output "$D/part.idx"
+expect_rc 0
+touch "$D/part.part-7" "$D/part.part-00009.old" "$D/part.part-0000x" "$D/other.part-00005"
+dsort 2 --output-parts "$WORK/u32" -t u32 -o "$D/part" --index-output "$D/part.idx"
+expect_rc 0
+left=$(cd "$D" && LC_ALL=C ls -1 | grep -v '^ref' | tr '\n' ' ')
+[[ $left == "other.part-00005 part.idx.part-00000 part.idx.part-00001 part.part-00000 part.part-00001 part.part-00009.old part.part-0000x part.part-7 " ]] ||
+  fail "after -np 4, then -np 2: $left"
+cat "$D"/part.part-0000[01] | cmp -s - "$D/ref" || fail "the 2 parts concatenated are not one process's output"
+rm -f "$D"/*
 end
 
 begin "--verify passes; --stats has the distributed member"
