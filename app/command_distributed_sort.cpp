@@ -36,6 +36,7 @@
 #include "dist/nccl_exchange.hpp"
 #endif
 #include "dist/rank_agreement.hpp"
+#include "dist/rank_binding.hpp"
 #include "dist/share_exchange.hpp"
 #include "host/system_memory.hpp"
 #include "io/cleanup.hpp"
@@ -126,6 +127,7 @@ int sort_distributed(const Communicator& communicator, const SortOptions& option
                      std::optional<StatsOutput>& stats) {
   std::size_t staging = 0;
   agreed(communicator, [&] { staging = staging_bytes(options); });
+  dist::warn_of_narrow_binding(communicator);
   const JobInput job = open_job_input(communicator, options, stats);
   const SortInput& input = *job.input;
   const RecordLayout& layout = input.layout;

@@ -40,13 +40,23 @@ class Destinations {
   // The rank the next record goes to, given its key; records must come in input order. (Stateful
   // only for the records of a boundary's key.)
   [[nodiscard]] int next(const RankKey& key);
-  // next() for a key of one word (key_words() == 1), given as rank_key_word(): the same rank, with
-  // the keys that are no boundary's found among plain integers (30 M u64 keys, 2 ranks, one thread:
-  // 0.53 s through RankKeys and next(), 0.28 s so).
-  [[nodiscard]] int next_word(std::uint64_t key) {
+  // The rank of a key that is no boundary's, without next()'s state; -1 for a boundary's key, whose
+  // rank next() gives. For a key of one word (key_words() == 1), given as rank_key_word(), among
+  // plain integers (30 M u64 keys, 2 ranks, one thread: 0.53 s through RankKeys and next(), 0.28 s
+  // so).
+  [[nodiscard]] int settled_word(std::uint64_t key) const {
     const auto first = std::lower_bound(value_words_.begin(), value_words_.end(), key);
     if (first == value_words_.end() || *first != key) return int(first - value_words_.begin());
-    return next(RankKey{key, 0, 0, 0});
+    return -1;
+  }
+  [[nodiscard]] int settled(const RankKey& key) const {
+    const auto first = std::lower_bound(values_.begin(), values_.end(), key, less_);
+    if (first == values_.end() || !same_key(*first, key, less_.words)) return int(first - values_.begin());
+    return -1;
+  }
+  // The index in keys() of a boundary's KEY (settled() gave -1).
+  [[nodiscard]] std::size_t key_index(const RankKey& key) const {
+    return std::size_t(std::lower_bound(keys_.begin(), keys_.end(), key, less_) - keys_.begin());
   }
 
   [[nodiscard]] const std::vector<RankKey>& keys() const { return keys_; }

@@ -1,9 +1,10 @@
 // Destinations of many records at once, on every thread: Destinations::next is stateful only for
 // the records of a boundary's key, whose place among the records of that key decides their rank. So
-// the records are cut into blocks; each block's records of each boundary key are counted (in
-// parallel), an exclusive scan over the blocks gives each block the counts before it, and each block
-// is then classified on its own (in parallel) by a copy of the classifier started there. The result
-// is the same as next() called record by record.
+// the records are cut into blocks; one pass (in parallel) gives every record whose key is no
+// boundary's its rank and counts each block's records of each boundary key; an exclusive scan over
+// the blocks gives each block the counts before it, and each block's records of boundary keys are
+// then classified (in parallel) by a copy of the classifier started there. The result is the same
+// as next() called record by record.
 #pragma once
 
 #include <cstdint>

@@ -4,7 +4,10 @@
 # given (e.g. a build of main kept aside, and this tree's), alternating, median of REPEATS runs
 # (default 3). The phases come from --stats' "distributed" member (the slowest rank's); wall is the
 # process's, mpirun's start-up included. Every output is compared byte for byte with the one
-# process's. Prints a Markdown table (bench_results/). Nothing here is a test.
+# process's. Prints a Markdown table (bench_results/). Nothing here is a test. The ranks run with
+# --bind-to none (Open MPI binds each rank to one core by default where it starts 2 or fewer, and a
+# rank's threads would then share that core) and share the machine's threads (--threads nproc/np),
+# as ranks on machines of their own would have each its own.
 # Usage: scripts/bench_distributed_cpu.sh [REPEATS] [DIR] [CASES]
 #   DIR: where the files go (default /dev/shm); CASES: space-separated TYPE:COUNT[:RECORD_SIZE]
 #   (default "u64:30000000 u32:50000000 u64:15000000:16")
@@ -49,8 +52,8 @@ for entry in $cases; do
       wall=$(seconds "$path" sort "$input" -t "$type" "${record_args[@]}" -o "$one" --progress never)
       echo "$name|$label|1 process|$wall|-" >>"$rows"
       for np in 1 2; do
-        wall=$(seconds mpirun --allow-run-as-root --oversubscribe -np "$np" "$path" sort --distributed "$input" -t "$type" \
-          "${record_args[@]}" -o "$out" --progress never --stats "$stats.$r")
+        wall=$(seconds mpirun --allow-run-as-root --oversubscribe --bind-to none -np "$np" "$path" sort --distributed "$input" -t "$type" \
+          "${record_args[@]}" -o "$out" --threads "$(( $(nproc) / np > 0 ? $(nproc) / np : 1 ))" --progress never --stats "$stats.$r")
         cmp -s "$one" "$out" || { echo "$name: $label -np $np differs from one process" >&2; exit 1; }
         echo "$name|$label|-np $np|$wall|$stats.$r" >>"$rows"
         python3 - "$stats.$r" >>"$rows" <<'PY'

@@ -316,14 +316,14 @@ gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')
 if [[ ${gpus:-0} -ge 2 ]]; then
   gen -t u64 --count 50000000 -o "$WORK/gpu.u64"
   rmg sort "$WORK/gpu.u64" -t u64 -o "$D/ref" --progress never
-  run timeout 600 mpirun --allow-run-as-root --oversubscribe -np 2 bash -c \
+  run timeout 600 mpirun --allow-run-as-root --oversubscribe --bind-to none -np 2 bash -c \
     'exec "$0" sort --distributed "$1" -t u64 -o "$2" --gpus "$OMPI_COMM_WORLD_LOCAL_RANK" --progress never --stats "$3"' \
     "$RMGSORT" "$WORK/gpu.u64" "$D/out" "$D/stats.json"
   expect_rc 0
   expect_same "$D/ref" "$D/out"
   echo "    (exchange: $(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["distributed"]["exchange"])' "$D/stats.json"))"
   # And the host-memory exchange, for comparison.
-  RMGSORT_EXCHANGE=mpi run timeout 600 mpirun --allow-run-as-root --oversubscribe -np 2 -x RMGSORT_EXCHANGE bash -c \
+  RMGSORT_EXCHANGE=mpi run timeout 600 mpirun --allow-run-as-root --oversubscribe --bind-to none -np 2 -x RMGSORT_EXCHANGE bash -c \
     'exec "$0" sort --distributed "$1" -t u64 -o "$2" --gpus "$OMPI_COMM_WORLD_LOCAL_RANK" --progress never' \
     "$RMGSORT" "$WORK/gpu.u64" "$D/out"
   expect_rc 0
