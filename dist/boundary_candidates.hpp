@@ -3,7 +3,9 @@
 // over those keys alone, and the boundary keys' records too (dist/destinations.hpp's
 // count_boundary_keys): every record of a boundary's key lies in its bucket. The counts are those
 // of the slice (the records outside the buckets count in no level), so the boundaries are the
-// same; a u64 search of 2 ranks took 4 passes over the slice, then 1 and a pass that collects.
+// same. A u64 search of 2 ranks took 5 passes over the slice (4 levels and the boundary key's count),
+// now 2 (the first level and the one that collects): 1.29 -> 0.56 s for 15 M keys a rank
+// (bench_results/2026-11-24-distributed-cpu-2core.md).
 //
 // The keys are held as rank words (key_words() 64-bit words a key), in one part per thread that
 // collected them.
