@@ -5,8 +5,8 @@
 # and -0, i64 extremes) and records (a u64 at an unaligned offset of 13-byte records, bytes:10 at the
 # end of 100-byte records), uniform, zipf and all-equal inputs, fewer records than ranks, .npy,
 # --index-output, --unique across rank boundaries, --verify, --stats, --output-parts after a run of
-# more ranks (its stale parts removed), and the exchange in one round and in hundreds
-# (RMGSORT_EXCHANGE_STAGING_BYTES). Faults: one rank's input missing, ranks given
+# more ranks (its stale parts removed), the splitters over collected keys and level by level, and
+# the exchange in one round and in hundreds (RMGSORT_EXCHANGE_STAGING_BYTES). Faults: one rank's input missing, ranks given
 # inputs of different sizes, an unwritable output directory, a full file system (a 64 KiB tmpfs,
 # skipped where it cannot be mounted), --unique with a share beyond --host-memory (refused), and a
 # rank killed by SIGKILL: every one ends nonzero, commits nothing and leaves no temporary file.
@@ -128,6 +128,26 @@ same_as_one "3" "$WORK/u64.zipf" -t u64 -u
 same_as_one "4" "$WORK/u32.equal" -t u32 -u
 INDEX=1 same_as_one "4" "$WORK/rec100" -t bytes:10 --record-size 100 --key-offset 90 -u
 INDEX=1 same_as_one "3" "$WORK/special.npy" -u -r
+end
+
+begin "the splitters: the boundary buckets' keys collected (2 passes), or level by level beyond the bound"
+# 20000 uniform u32 keys over 2 ranks: the first level (16 bits), then the keys in the boundary's
+# bucket collected and its second level counted over them; with staging of 1 byte (the collected
+# keys may take twice that: no key), the second level and the boundary key's count read the slice.
+for staging in "" 1; do
+  RMGSORT_EXCHANGE_STAGING_BYTES=$staging dsort 2 "$WORK/u32" -t u32 -o "$D/out" --stats "$D/stats.json"
+  expect_rc 0
+  rmg sort "$WORK/u32" -t u32 -o "$D/ref" "${CPU[@]}"
+  expect_same "$D/ref" "$D/out"
+  python3 - "$D/stats.json" "${staging:-default}" <<'PY' || fail "staging ${staging:-default}: $(cat "$D/stats.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))["distributed"]
+assert d["splitter_levels"] == 2, d
+assert d["splitter_slice_passes"] == (2 if sys.argv[2] == "default" else 3), d
+assert len(d["classify_seconds"]) == 2, d
+PY
+  rm -f "$D"/*
+done
 end
 
 begin "the exchange in hundreds of rounds (small staging buffers)"
