@@ -28,6 +28,7 @@
 #include "app/sort_input.hpp"
 #include "core/error.hpp"
 #include "dist/boundary_search.hpp"
+#include "dist/classified_slice.hpp"
 #include "dist/communicator.hpp"
 #include "dist/global_splitters.hpp"
 #include "dist/mpi_exchange.hpp"
@@ -35,6 +36,7 @@
 #include "dist/nccl_exchange.hpp"
 #endif
 #include "dist/rank_agreement.hpp"
+#include "dist/rank_binding.hpp"
 #include "dist/share_exchange.hpp"
 #include "host/system_memory.hpp"
 #include "io/cleanup.hpp"
@@ -125,6 +127,7 @@ int sort_distributed(const Communicator& communicator, const SortOptions& option
                      std::optional<StatsOutput>& stats) {
   std::size_t staging = 0;
   agreed(communicator, [&] { staging = staging_bytes(options); });
+  dist::warn_of_narrow_binding(communicator);
   const JobInput job = open_job_input(communicator, options, stats);
   const SortInput& input = *job.input;
   const RecordLayout& layout = input.layout;
@@ -137,7 +140,11 @@ int sort_distributed(const Communicator& communicator, const SortOptions& option
   RankSlice slice;
   agreed(communicator, [&] {
     std::string too_large;
-    const ExchangeMemory memory{job.count * layout.record_size, 2 * staging};
+    const std::uint64_t blocks = (job.count + dist::kClassifyBlockRecords - 1) / dist::kClassifyBlockRecords;
+    const ExchangeMemory memory{job.count * layout.record_size,
+                                job.count * std::uint64_t(dist::destination_width(communicator.size())) +
+                                    blocks * std::uint64_t(communicator.size()) * 4,
+                                2 * staging};
     report.plan = plan_share(options, layout, job.count, memory, report.gpus, too_large);
     if (!report.plan) {
       if (options.unique || positions || options.verify)
@@ -171,22 +178,21 @@ int sort_distributed(const Communicator& communicator, const SortOptions& option
                        job.count, record_size)
                  : dist::SliceReader(slice.records.data(), job.count, record_size);
 
+  // (The splitters' collected keys take at most the staging's memory, not yet allocated.)
   const dist::Destinations destinations =
-      dist::find_destinations(communicator, reader, job.total, layout, options.order, report.splitters);
-  const dist::ShareSlice share_slice{&reader, job.first, layout, options.order, positions};
-  const dist::ShareCounts counts = dist::count_shares(communicator, destinations, share_slice);
+      dist::find_destinations(communicator, reader, job.total, layout, options.order, report.splitters, 2 * staging);
+  const dist::ShareSlice share_slice{job.first, layout, options.order, positions};
+  dist::ClassifiedSlice classes(destinations, reader, layout, options.order, communicator.size());
+  const dist::ShareCounts counts = dist::count_shares(communicator, classes);
   RMGSORT_EXPECTS(counts.received() == job.count, "a share of exactly its part's records");
-  std::byte* const share_data = share.data();
-  const dist::ShareSink sink =
-      share_file ? share_file->sink() : dist::ShareSink([share_data](std::uint64_t at, const std::byte* data,
-                                                                    std::size_t bytes) {
-        std::memcpy(share_data + at, data, bytes);
-      });
+  report.classify_seconds = counts.seconds;
+  const dist::ShareTarget target = share_file ? dist::ShareTarget{nullptr, share_file->sink()}
+                                              : dist::ShareTarget{share.data(), {}};
   const std::unique_ptr<dist::Exchange> exchange = make_exchange(
       communicator, report, std::min(dist::Exchange::kMaxRoundBytes,
                                      std::max(staging, std::size_t(communicator.size()) * share_slice.wire_bytes())));
   report.exchange_name = exchange->name();
-  report.exchange = dist::exchange_shares(communicator, *exchange, destinations, share_slice, counts, sink, staging);
+  report.exchange = dist::exchange_shares(communicator, *exchange, classes, share_slice, counts, target, staging);
   report.received = job.count;
   slice.records = HostBuffer();  // sent
 

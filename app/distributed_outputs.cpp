@@ -33,6 +33,13 @@ int finish(const dist::Communicator& communicator, const SortOptions& options, D
     if (outputs.index) outputs.index->commit();
     if (outputs.output) outputs.output->commit();
   });
+  // The parts an earlier run of more ranks left beside this run's go (rank 0's work: the directory
+  // is one; a part it cannot remove is said, and the run stands).
+  if (options.output_parts && communicator.rank() == 0)
+    for (const std::string* path : {&options.output, &options.index_output})
+      if (!path->empty())
+        for (const std::string& failure : dist::remove_stale_parts(*path, communicator.size()))
+          std::fprintf(stderr, "rmgsort: warning: %s\n", failure.c_str());
   return kExitOk;
 }
 

@@ -25,7 +25,8 @@ Json DistributedReport::gather(const dist::Communicator& communicator) const {
                                 micros(sort_seconds),
                                 micros(write_seconds),
                                 duplicates_dropped,
-                                outcome ? std::uint64_t{1} : 0};
+                                outcome ? std::uint64_t{1} : 0,
+                                micros(classify_seconds)};
   constexpr std::size_t kFields = std::size(mine);
   const std::vector<std::uint64_t> all = communicator.all_gather(mine);
   const auto column = [&](std::size_t field) {
@@ -43,12 +44,14 @@ Json DistributedReport::gather(const dist::Communicator& communicator) const {
   json["exchange"] = exchange_name;
   json["splitter_levels"] = splitters.levels;
   json["splitter_counters"] = splitters.counters;
+  json["splitter_slice_passes"] = splitters.slice_passes;
   json["records_received"] = column(0);
   json["exchange_bytes_sent"] = column(1);
   json["exchange_bytes_received"] = column(2);
   json["exchange_rounds"] = column(3);
   json["exchange_seconds"] = seconds(4);
   json["splitter_seconds"] = seconds(5);
+  json["classify_seconds"] = seconds(11);
   json["read_seconds"] = seconds(6);
   json["sort_seconds"] = seconds(7);
   json["write_seconds"] = seconds(8);

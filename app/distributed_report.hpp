@@ -36,6 +36,7 @@ class DistributedReport {
   std::vector<int> gpus;
   std::optional<SortPlan> plan;
   double read_seconds = 0, sort_seconds = 0, write_seconds = 0;
+  double classify_seconds = 0;  // the destinations' pass (dist::count_shares)
   dist::SplitterReport splitters;
   dist::ExchangeReport exchange;
   std::string exchange_name = "mpi";  // the Exchange that moved the records

@@ -80,12 +80,13 @@ std::optional<SortPlan> plan_share(const SortOptions& options, const RecordLayou
                 std::to_string(engine.round_keys()) + " records)";
     return std::nullopt;
   }
-  const std::uint64_t exchanging = exchange.slice + exchange.staging + plan.memory.input;
+  const std::uint64_t exchanging = exchange.slice + exchange.destinations + exchange.staging + plan.memory.input;
   const std::uint64_t sorting = plan.memory.peak();
   if (std::max(exchanging, sorting) > host_memory) {
     too_large = "its share of " + std::to_string(received) + " records needs " +
                 bytes_exactly(std::max(exchanging, sorting)) + " of host memory in memory (while exchanging: its " +
-                "slice " + bytes_exactly(exchange.slice) + ", the share " + bytes_exactly(plan.memory.input) +
+                "slice " + bytes_exactly(exchange.slice) + ", its destinations " + bytes_exactly(exchange.destinations) +
+                ", the share " + bytes_exactly(plan.memory.input) +
                 " and the staging " + bytes_exactly(exchange.staging) + "; while sorting: " + bytes_exactly(sorting) +
                 "), more than --host-memory " + bytes_exactly(host_memory);
     return std::nullopt;

@@ -37,9 +37,11 @@ struct RankSlice {
 // Reads records [first, first + count) of INPUT (pread, in pieces of 64 MiB).
 [[nodiscard]] RankSlice read_slice(const SortInput& input, std::uint64_t first, std::uint64_t count, bool verify);
 
-// The host memory a rank needs beside its share's sort: the slice and the exchange's staging.
+// The host memory a rank needs beside its share's sort: the slice, its records' destinations
+// (dist/classified_slice.hpp) and the exchange's staging.
 struct ExchangeMemory {
   std::uint64_t slice = 0;
+  std::uint64_t destinations = 0;
   std::uint64_t staging = 0;  // both staging buffers
 };
 

@@ -14,6 +14,8 @@
 //
 // A level costs one pass over the rank's records and one sum of (distinct buckets held) x 2^digit
 // counters: 2^16 at the first level, then at most (P - 1) x 256 (2^16 a bucket for 2 or 3 ranks).
+// Once the buckets hold few records, the keys in them can be collected (collect()) and the later
+// levels counted over those alone (count_keys()): dist/boundary_candidates.hpp.
 #pragma once
 
 #include <cstddef>
@@ -72,6 +74,14 @@ class BoundarySearch {
   // Adds to COUNTS (counters() of them) the digits of the COUNT records at RECORDS whose key lies in
   // one of buckets(): counts[bucket << digit_bits() | digit]. Parallel (oneTBB).
   void count(const std::byte* records, std::uint64_t count, std::span<std::uint64_t> counts) const;
+  // count() of COUNT keys given as rank words (key_words() words a key, as rank_key() makes them).
+  void count_keys(const std::uint64_t* keys, std::uint64_t count, std::span<std::uint64_t> counts) const;
+  // Appends to KEYS the rank words (key_words() a key) of those of the COUNT records at RECORDS whose
+  // key lies in one of buckets(). On the calling thread.
+  void collect(const std::byte* records, std::uint64_t count, std::vector<std::uint64_t>& keys) const;
+  // After advance(): how many of the records LEVEL_COUNTS counted (one rank's counts of the level just
+  // advanced) lie in the new buckets(): what collect() would collect from them.
+  [[nodiscard]] std::uint64_t held(std::span<const std::uint64_t> level_counts) const;
   // Takes the level's counts summed over every rank: each boundary moves into the digit that holds
   // its target, and the next level's buckets are made.
   void advance(std::span<const std::uint64_t> global_counts);
@@ -89,6 +99,7 @@ class BoundarySearch {
   int bit_ = 0;
   std::vector<Boundary> boundaries_;
   std::vector<RankKey> buckets_;
+  std::vector<std::size_t> held_cells_;  // the last level's counters of the new buckets
 };
 
 }  // namespace rmgsort::dist

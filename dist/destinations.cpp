@@ -72,6 +72,7 @@ Destinations::Destinations(const std::vector<Boundary>& boundaries, std::vector<
   RMGSORT_EXPECTS(seen_.size() == keys_.size(), "a count of earlier records per boundary key");
   for (const Boundary& boundary : boundaries) {
     values_.push_back(boundary.value);
+    value_words_.push_back(boundary.value[0]);
     before_.push_back(boundary.equal_before());
   }
 }

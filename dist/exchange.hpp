@@ -17,6 +17,12 @@ struct ByteRange {
   std::size_t bytes = 0;
 };
 
+// A round's host buffers: what the sender stages, and what it receives.
+struct RoundBuffers {
+  std::byte* send = nullptr;
+  std::byte* recv = nullptr;
+};
+
 class Exchange {
  public:
   // The most bytes a round's buffer may span (so every count and offset fits an int).
@@ -25,6 +31,10 @@ class Exchange {
   virtual ~Exchange() = default;
   // "mpi" or "nccl": as --stats names it.
   [[nodiscard]] virtual std::string_view name() const = 0;
+  // Two host buffers of BYTES each (at most kMaxRoundBytes) for the rounds, kept while the exchange
+  // lives (a later call for as many bytes or fewer gives the same): the memory exchange() moves
+  // fastest from and to. Throws rmgsort::Error when it cannot be had.
+  virtual RoundBuffers round_buffers(std::size_t bytes) = 0;
   // Collective, synchronous: this rank sends SEND's bytes SENDS[d] to rank d and receives RECEIVES[s]
   // bytes from rank s into RECV's. Both buffers are host memory of at most kMaxRoundBytes; the ranges
   // of one buffer do not overlap, and RECEIVES[s] is what rank s's SENDS names for this rank.

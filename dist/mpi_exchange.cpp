@@ -21,6 +21,15 @@ void to_ints(std::span<const ByteRange> ranges, std::vector<int>& counts, std::v
 
 }  // namespace
 
+RoundBuffers MpiExchange::round_buffers(std::size_t bytes) {
+  if (bytes > bytes_) {
+    send_ = std::make_unique_for_overwrite<std::byte[]>(bytes);
+    recv_ = std::make_unique_for_overwrite<std::byte[]>(bytes);
+    bytes_ = bytes;
+  }
+  return RoundBuffers{send_.get(), recv_.get()};
+}
+
 void MpiExchange::exchange(const std::byte* send, std::span<const ByteRange> sends, std::byte* recv,
                            std::span<const ByteRange> receives) {
   RMGSORT_EXPECTS(int(sends.size()) == communicator_.size() && int(receives.size()) == communicator_.size(),

@@ -49,6 +49,9 @@ struct NcclExchange::State {
   std::byte* send = nullptr;
   std::byte* recv = nullptr;
   std::size_t bytes = 0;
+  std::byte* host_send = nullptr;  // pinned
+  std::byte* host_recv = nullptr;
+  std::size_t host_bytes = 0;
   int device = 0;
 };
 
@@ -75,6 +78,23 @@ NcclExchange::~NcclExchange() {
   if (state_->send != nullptr) (void)cudaFree(state_->send);
   if (state_->recv != nullptr) (void)cudaFree(state_->recv);
   if (state_->stream != nullptr) (void)cudaStreamDestroy(state_->stream);
+  if (state_->host_send != nullptr) (void)cudaFreeHost(state_->host_send);
+  if (state_->host_recv != nullptr) (void)cudaFreeHost(state_->host_recv);
+}
+
+RoundBuffers NcclExchange::round_buffers(std::size_t bytes) {
+  State& s = *state_;
+  if (bytes > s.host_bytes) {
+    RMGSORT_CUDA_TRY(cudaSetDevice(s.device));
+    if (s.host_send != nullptr) RMGSORT_CUDA_TRY(cudaFreeHost(s.host_send));
+    if (s.host_recv != nullptr) RMGSORT_CUDA_TRY(cudaFreeHost(s.host_recv));
+    s.host_send = s.host_recv = nullptr;
+    s.host_bytes = 0;
+    RMGSORT_CUDA_TRY(cudaHostAlloc(reinterpret_cast<void**>(&s.host_send), bytes, cudaHostAllocDefault));
+    RMGSORT_CUDA_TRY(cudaHostAlloc(reinterpret_cast<void**>(&s.host_recv), bytes, cudaHostAllocDefault));
+    s.host_bytes = bytes;
+  }
+  return RoundBuffers{s.host_send, s.host_recv};
 }
 
 void NcclExchange::exchange(const std::byte* send, std::span<const ByteRange> sends, std::byte* recv,

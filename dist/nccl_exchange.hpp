@@ -31,6 +31,10 @@ class NcclExchange final : public Exchange {
   NcclExchange& operator=(const NcclExchange&) = delete;
 
   [[nodiscard]] std::string_view name() const override { return "nccl"; }
+  // Pinned host memory (cudaHostAlloc, once, not per round): the copies to and from the GPU go by
+  // DMA at the link's speed, where pageable memory is staged by the driver through pinned bounce
+  // buffers of its own.
+  RoundBuffers round_buffers(std::size_t bytes) override;
   void exchange(const std::byte* send, std::span<const ByteRange> sends, std::byte* recv,
                 std::span<const ByteRange> receives) override;
 

@@ -7,9 +7,7 @@
 #include <tbb/parallel_for.h>
 
 #include "core/error.hpp"
-#include "core/record_rank.hpp"
-#include "dist/parallel_destinations.hpp"
-#include "dist/rank_key.hpp"
+#include "dist/record_copy.hpp"
 #include "report/stopwatch.hpp"
 
 namespace rmgsort::dist {
@@ -22,110 +20,138 @@ std::uint64_t ShareCounts::received() const {
 
 namespace {
 
-// Records a thread stages at once.
-constexpr std::uint64_t kBlockRecords = std::uint64_t{1} << 16;
+// Received bytes go into the share in pieces of this size, on every thread (a sender's part of a
+// round is up to the whole staging buffer, and there may be fewer senders than threads).
+constexpr std::size_t kDeliverPieceBytes = std::size_t{1} << 22;
 
-// The slice's records and their destinations, a window at a time, in input order.
-class DestinationWindows {
- public:
-  DestinationWindows(Destinations destinations, const ShareSlice& slice)
-      : classifier_(std::move(destinations)), slice_(slice),
-        destinations_(std::size_t(std::min(slice.reader->window_records(), slice.reader->count()))) {}
-
-  // Reads and classifies the next window; false when the slice is done.
-  bool next() {
-    first_ += count_;
-    count_ = std::min(slice_.reader->window_records(), slice_.reader->count() - first_);
-    if (count_ == 0) return false;
-    records_ = slice_.reader->records(first_, count_);
-    classify_records(classifier_, records_, count_, slice_.layout, slice_.order, destinations_.data());
-    return true;
-  }
-  [[nodiscard]] std::uint64_t first() const { return first_; }  // the window's first record in the slice
-  [[nodiscard]] std::uint64_t count() const { return count_; }
-  [[nodiscard]] const std::byte* records() const { return records_; }
-  [[nodiscard]] const std::uint32_t* destinations() const { return destinations_.data(); }
-
- private:
-  Destinations classifier_;
-  const ShareSlice& slice_;
-  std::vector<std::uint32_t> destinations_;
-  const std::byte* records_ = nullptr;
-  std::uint64_t first_ = 0, count_ = 0;
-};
-
-// A round's send buffer: a slot of `slot` records for each rank, filled in input order.
+// The sending side of the rounds: a round's send buffer, a slot of `slot` records for each rank,
+// filled in input order; and this rank's own records, placed at once when the share is in memory.
 struct Staging {
   std::byte* buffer;
-  std::size_t slot;   // records
-  std::size_t wire;   // bytes a record
+  std::size_t slot;                 // records
+  std::size_t wire;                 // bytes a record
   std::vector<std::uint64_t> fill;  // records in each slot
+  std::size_t me;
+  std::byte* own;                   // the share in memory, or nullptr: own records staged as any
+  std::uint64_t own_next;           // the share's record where the next own record goes
+  std::uint64_t first_position;     // the global input position of the slice's first record
 
-  // Record i of WINDOW into RANK's slot at PLACE.
-  void put(const ShareSlice& slice, const DestinationWindows& window, std::uint64_t i, std::uint32_t rank,
-           std::uint64_t place) {
-    std::byte* out = buffer + (std::size_t(rank) * slot + place) * wire;
-    std::memcpy(out, window.records() + i * slice.layout.record_size, slice.layout.record_size);
-    if (slice.append_position) {
-      const std::uint64_t position = slice.first_position + window.first() + i;
-      std::memcpy(out + slice.layout.record_size, &position, 8);
-    }
-  }
+  [[nodiscard]] bool direct(std::size_t rank) const { return rank == me && own != nullptr; }
 };
 
+// Stages records [from, end) of WINDOW record by record until a record's slot is full; returns the
+// first record not staged.
+template <class D, class Copy>
+std::uint64_t stage_records(const Copy& copy, const ClassifiedWindow& window, std::size_t record_size,
+                            std::uint64_t from, std::uint64_t end, Staging& staging) {
+  const D* destinations = window.destinations_as<D>();
+  std::uint64_t i = from;
+  for (; i < end; ++i) {
+    const std::size_t rank = destinations[i];
+    std::byte* out = nullptr;
+    if (staging.direct(rank)) {
+      out = staging.own + staging.own_next++ * staging.wire;
+    } else {
+      if (staging.fill[rank] == staging.slot) break;
+      out = staging.buffer + (rank * staging.slot + staging.fill[rank]++) * staging.wire;
+    }
+    copy(out, window.records + i * record_size, staging.first_position + window.first + i);
+  }
+  return i;
+}
+
 // Stages records [from, window end) of WINDOW into STAGING, in input order, until a record's slot
-// is full; returns the records staged. Blocks that fit whole are copied in parallel, each to the
-// places an exclusive scan of the blocks' counts gives it.
-std::uint64_t stage(const ShareSlice& slice, const DestinationWindows& window, std::uint64_t from, Staging& staging) {
+// is full; returns the first record not staged. The blocks that fit whole are placed by their
+// counts (an exclusive scan over them) and copied in parallel.
+template <class D, class Copy>
+std::uint64_t stage(const Copy& copy, const ClassifiedWindow& window, std::size_t record_size, std::uint64_t from,
+                    Staging& staging) {
   const std::size_t ranks = staging.fill.size();
-  const std::uint32_t* destinations = window.destinations();
-  const std::uint64_t end = window.count();
-  const std::size_t blocks = std::size_t((end - from + kBlockRecords - 1) / kBlockRecords);
-  const auto block_first = [&](std::size_t b) { return from + b * kBlockRecords; };
-  const auto block_end = [&](std::size_t b) { return std::min(end, from + (b + 1) * kBlockRecords); };
-  std::vector<std::uint64_t> counts(blocks * ranks);
-  tbb::parallel_for(std::size_t{0}, blocks, [&](std::size_t b) {
-    for (std::uint64_t i = block_first(b); i < block_end(b); ++i) ++counts[b * ranks + destinations[i]];
-  });
-  // places[b]: where block b's records of each rank go; the first block that does not fit whole
-  // ends the parallel part.
-  std::vector<std::uint64_t> places(blocks * ranks);
-  std::size_t whole = 0;
+  const auto block_end = [&](std::size_t b) { return std::min(window.count, (b + 1) * kClassifyBlockRecords); };
+  if (from % kClassifyBlockRecords != 0) {  // the rest of a block a full slot cut in the last round
+    const std::uint64_t end = block_end(std::size_t(from / kClassifyBlockRecords));
+    from = stage_records<D>(copy, window, record_size, from, end, staging);
+    if (from < end || from == window.count) return from;
+  }
+  const std::size_t first = std::size_t(from / kClassifyBlockRecords), blocks = window.blocks();
+  // outs[(b - first) x ranks + r]: where block b's first record for rank r goes.
+  std::vector<std::byte*> outs;
+  std::size_t whole = first;
   for (; whole < blocks; ++whole) {
+    const std::uint32_t* counts = window.block_counts + whole * ranks;
     bool fits = true;
-    for (std::size_t r = 0; r < ranks && fits; ++r) fits = staging.fill[r] + counts[whole * ranks + r] <= staging.slot;
+    for (std::size_t r = 0; r < ranks && fits; ++r)
+      fits = staging.direct(r) || staging.fill[r] + counts[r] <= staging.slot;
     if (!fits) break;
     for (std::size_t r = 0; r < ranks; ++r) {
-      places[whole * ranks + r] = staging.fill[r];
-      staging.fill[r] += counts[whole * ranks + r];
+      if (staging.direct(r)) {
+        outs.push_back(staging.own + staging.own_next * staging.wire);
+        staging.own_next += counts[r];
+      } else {
+        outs.push_back(staging.buffer + (r * staging.slot + staging.fill[r]) * staging.wire);
+        staging.fill[r] += counts[r];
+      }
     }
   }
-  tbb::parallel_for(std::size_t{0}, whole, [&](std::size_t b) {
-    std::uint64_t* place = places.data() + b * ranks;
-    for (std::uint64_t i = block_first(b); i < block_end(b); ++i)
-      staging.put(slice, window, i, destinations[i], place[destinations[i]]++);
+  const D* destinations = window.destinations_as<D>();
+  tbb::parallel_for(first, whole, [&](std::size_t b) {
+    std::vector<std::byte*> out(outs.begin() + std::ptrdiff_t((b - first) * ranks),
+                                outs.begin() + std::ptrdiff_t((b - first + 1) * ranks));
+    const std::size_t wire = staging.wire;
+    const std::uint64_t position = staging.first_position + window.first;
+    for (std::uint64_t i = b * kClassifyBlockRecords; i < block_end(b); ++i) {
+      std::byte*& to = out[destinations[i]];
+      copy(to, window.records + i * record_size, position + i);
+      to += wire;
+    }
   });
-  if (whole == blocks) return end - from;
-  std::uint64_t i = block_first(whole);
-  for (; i < block_end(whole) && staging.fill[destinations[i]] < staging.slot; ++i)
-    staging.put(slice, window, i, destinations[i], staging.fill[destinations[i]]++);
-  return i - from;
+  if (whole == blocks) return window.count;
+  return stage_records<D>(copy, window, record_size, whole * kClassifyBlockRecords, block_end(whole), staging);
+}
+
+// A round's received records into the share: sender s's RECEIVES[s] at its PLACE[s] (records).
+void deliver(const std::byte* recv, const std::vector<ByteRange>& receives, const std::vector<std::uint64_t>& place,
+             std::size_t wire, const ShareTarget& target) {
+  struct Piece {
+    std::uint64_t at;
+    const std::byte* data;
+    std::size_t bytes;
+  };
+  std::vector<Piece> pieces;
+  for (std::size_t s = 0; s < receives.size(); ++s)
+    for (std::size_t done = 0; done < receives[s].bytes; done += kDeliverPieceBytes)
+      pieces.push_back(Piece{place[s] * wire + done, recv + receives[s].offset + done,
+                             std::min(kDeliverPieceBytes, receives[s].bytes - done)});
+  tbb::parallel_for(std::size_t{0}, pieces.size(), [&](std::size_t p) {
+    const Piece& piece = pieces[p];
+    if (target.memory != nullptr) {
+      std::memcpy(target.memory + piece.at, piece.data, piece.bytes);
+    } else {
+      target.sink(piece.at, piece.data, piece.bytes);
+    }
+  });
 }
 
 }  // namespace
 
-ShareCounts count_shares(const Communicator& communicator, Destinations destinations, const ShareSlice& slice) {
+ShareCounts count_shares(const Communicator& communicator, ClassifiedSlice& slice) {
+  Stopwatch watch;
   ShareCounts counts;
-  counts.sends.assign(std::size_t(communicator.size()), 0);
-  DestinationWindows windows(std::move(destinations), slice);
-  while (windows.next())
-    for (std::uint64_t i = 0; i < windows.count(); ++i) ++counts.sends[windows.destinations()[i]];
+  const std::size_t ranks = std::size_t(communicator.size());
+  counts.sends.assign(ranks, 0);
+  slice.rewind();
+  while (slice.next()) {
+    const ClassifiedWindow& window = slice.window();
+    for (std::size_t b = 0; b < window.blocks(); ++b)
+      for (std::size_t r = 0; r < ranks; ++r) counts.sends[r] += window.block_counts[b * ranks + r];
+  }
   counts.receives = communicator.all_to_all(counts.sends);
+  counts.seconds = watch.seconds();
   return counts;
 }
 
-ExchangeReport exchange_shares(const Communicator& communicator, Exchange& exchange, Destinations destinations,
-                               const ShareSlice& slice, const ShareCounts& counts, const ShareSink& sink,
+ExchangeReport exchange_shares(const Communicator& communicator, Exchange& exchange, ClassifiedSlice& classes,
+                               const ShareSlice& slice, const ShareCounts& counts, const ShareTarget& target,
                                std::size_t staging_bytes) {
   Stopwatch watch;
   const std::size_t ranks = std::size_t(communicator.size());
@@ -138,23 +164,27 @@ ExchangeReport exchange_shares(const Communicator& communicator, Exchange& excha
                 " bytes)");
   const std::size_t slot = std::max<std::size_t>(1, bound / (ranks * wire));  // records per rank a round
   const std::size_t slot_bytes = slot * wire;
-  const auto send = std::make_unique_for_overwrite<std::byte[]>(ranks * slot_bytes);
-  const auto recv = std::make_unique_for_overwrite<std::byte[]>(ranks * slot_bytes);
+  const RoundBuffers buffers = exchange.round_buffers(ranks * slot_bytes);
   // Where each sender's records start in the share: by sender rank.
   std::vector<std::uint64_t> place(ranks, 0);
   for (std::size_t s = 1; s < ranks; ++s) place[s] = place[s - 1] + counts.receives[s - 1];
   ExchangeReport report;
-  Staging staging{send.get(), slot, wire, std::vector<std::uint64_t>(ranks)};
+  Staging staging{buffers.send, slot, wire, std::vector<std::uint64_t>(ranks), me, target.memory, place[me],
+                  slice.first_position};
   std::vector<ByteRange> sends(ranks), receives(ranks);
-  DestinationWindows windows(std::move(destinations), slice);
-  bool more = windows.next();
+  classes.rewind();
+  bool more = classes.next();
   std::uint64_t from = 0;  // the next record of the window to stage
   for (;;) {
     std::fill(staging.fill.begin(), staging.fill.end(), 0);
     while (more) {
-      from += stage(slice, windows, from, staging);
-      if (from < windows.count()) break;  // a slot is full
-      more = windows.next();
+      from = visit_destination_width(classes.width(), [&]<class D>(D) {
+        return visit_record_copy(slice.layout.record_size, slice.append_position, [&](const auto& copy) {
+          return stage<D>(copy, classes.window(), slice.layout.record_size, from, staging);
+        });
+      });
+      if (from < classes.window().count) break;  // a slot is full
+      more = classes.next();
       from = 0;
     }
     const std::vector<std::uint64_t> incoming = communicator.all_to_all(staging.fill);
@@ -166,10 +196,8 @@ ExchangeReport exchange_shares(const Communicator& communicator, Exchange& excha
         report.received_bytes += receives[r].bytes;
       }
     }
-    exchange.exchange(send.get(), sends, recv.get(), receives);
-    tbb::parallel_for(std::size_t{0}, ranks, [&](std::size_t s) {
-      if (receives[s].bytes > 0) sink(place[s] * wire, recv.get() + s * slot_bytes, receives[s].bytes);
-    });
+    exchange.exchange(buffers.send, sends, buffers.recv, receives);
+    deliver(buffers.recv, receives, place, wire, target);
     for (std::size_t s = 0; s < ranks; ++s) place[s] += incoming[s];
     ++report.rounds;
     if (communicator.all_min(more ? 0 : 1) == 1) break;

@@ -13,6 +13,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "dist/communicator.hpp"
 #include "io/cleanup.hpp"
@@ -23,6 +24,12 @@ namespace rmgsort::dist {
 
 // "OUTPUT.part-00003".
 [[nodiscard]] std::string part_path(const std::string& path, int rank);
+
+// After a run of RANKS ranks committed its parts of PATH: removes the parts an earlier run of more
+// ranks left beside them, the files named exactly part_path(PATH, r) for some r >= RANKS (nothing
+// else: not OUTPUT.part-7 nor OUTPUT.part-00007.old), so that the parts in the directory are this
+// run's. Returns the messages of those it could not remove (the run's output stands).
+[[nodiscard]] std::vector<std::string> remove_stale_parts(const std::string& path, int ranks);
 
 class SharedOutput {
  public:

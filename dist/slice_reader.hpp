@@ -23,6 +23,9 @@ class SliceReader {
 
   [[nodiscard]] std::uint64_t count() const { return count_; }
   [[nodiscard]] std::size_t record_size() const { return record_size_; }
+  // The whole slice when it is in memory, else nullptr (and for no record).
+  [[nodiscard]] const std::byte* memory() const { return memory_; }
+  [[nodiscard]] bool in_memory() const { return memory_ != nullptr || count_ == 0; }
   // The most records one window holds: 1 Mi, or fewer that fill 64 MiB.
   [[nodiscard]] std::uint64_t window_records() const { return window_; }
   // Host memory a reader from the input holds (its window).

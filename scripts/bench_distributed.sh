@@ -5,7 +5,9 @@
 # 2 ranks <= 1.25 x one process. Each rank's phases and the exchange's bandwidth come from --stats
 # (its "distributed" member): bytes sent to the other rank over the exchange's seconds, to compare
 # with the GPUs' link (NVLink, or PCIe) bandwidth. Both outputs are compared byte for byte. Prints a
-# Markdown table (bench_results/). Nothing here is a test.
+# Markdown table (bench_results/). Nothing here is a test. The ranks run with --bind-to none: Open
+# MPI binds each rank to one core by default where it starts 2 or fewer, and every thread of a rank
+# (the exchange's classification and staging, the GPUs' host work) would share that core.
 # Usage: scripts/bench_distributed.sh [REPEATS] [DIR] [CASES]
 #   CASES: space-separated TYPE:COUNT (default "u32:4000000000 u64:4000000000")
 # Binary: $RMGSORT (default build/app/rmgsort); RMGSORT_EXCHANGE=mpi compares the host-memory exchange.
@@ -27,7 +29,7 @@ command -v mpirun >/dev/null || { echo "needs mpirun (Open MPI)" >&2; exit 1; }
 seconds() { local start end; start=$(date +%s.%N); "$@" >/dev/null; end=$(date +%s.%N); awk -v s="$start" -v e="$end" 'BEGIN { printf "%.3f", e - s }'; }
 median() { tr ' ' '\n' | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 two_ranks() {
-  mpirun --allow-run-as-root -np 2 -x RMGSORT_EXCHANGE bash -c \
+  mpirun --allow-run-as-root --bind-to none -np 2 -x RMGSORT_EXCHANGE bash -c \
     'exec "$0" sort --distributed "$1" -t "$2" -o "$3" --gpus "$OMPI_COMM_WORLD_LOCAL_RANK" --progress never --stats "$4"' \
     "$rmgsort" "$input" "$1" "$two" "$stats"
 }

@@ -15,6 +15,7 @@
 #include <tuple>
 #include <vector>
 
+#include "dist/boundary_candidates.hpp"
 #include "dist/destinations.hpp"
 #include "tests/host/record_test_layouts.hpp"
 
@@ -26,53 +27,89 @@ using testing::random_records;
 using testing::record_test_layouts;
 using testing::stable_argsort;
 
-// Each record's destination rank, found as the distributed sort finds it over RANKS slices.
+// Collected keys: never (the search counts every level over the slices), from the first level on
+// (no bound), or once they fit a bound of 40 bytes a rank (5 u64 keys: often not, and so later).
+constexpr std::uint64_t kNeverCollect = 0;
+constexpr std::uint64_t kAlwaysCollect = ~std::uint64_t{0};
+constexpr std::uint64_t kSmallBound = 40;
+
+// Each record's destination rank, found as the distributed sort finds it over RANKS slices
+// (dist/global_splitters.cpp), its keys collected once every rank's fit CANDIDATE_BYTES; PASSES:
+// the passes over the slices it took.
 std::vector<int> simulate(const std::vector<std::byte>& records, const RecordLayout& layout, SortOrder order,
-                          int ranks) {
+                          int ranks, std::uint64_t candidate_bytes = kNeverCollect, int* passes = nullptr) {
   const std::size_t size = layout.record_size;
   const std::uint64_t n = records.size() / size;
   const auto slice = [&](int r) { return records.data() + part_start(n, ranks, r) * size; };
   const auto slice_count = [&](int r) { return part_start(n, ranks, r + 1) - part_start(n, ranks, r); };
   BoundarySearch search(n, ranks, layout, order);
+  std::vector<BoundaryCandidates> candidates;  // a rank's, once collected
+  int slice_passes = 0;
   while (!search.done()) {
     std::vector<std::uint64_t> total(search.counters());
+    // Each rank's counts, kept while the keys may yet be collected.
+    const bool may_collect = candidates.empty() && candidate_bytes != kNeverCollect;
+    std::vector<std::vector<std::uint64_t>> mine(may_collect ? std::size_t(ranks) : 1);
     for (int r = 0; r < ranks; ++r) {
-      std::vector<std::uint64_t> mine(search.counters());
-      search.count(slice(r), slice_count(r), mine);
-      for (std::size_t c = 0; c < total.size(); ++c) total[c] += mine[c];
+      std::vector<std::uint64_t>& counts = mine[may_collect ? std::size_t(r) : 0];
+      counts.assign(search.counters(), 0);
+      if (candidates.empty()) {
+        search.count(slice(r), slice_count(r), counts);
+      } else {
+        candidates[std::size_t(r)].count(search, counts);
+      }
+      for (std::size_t c = 0; c < total.size(); ++c) total[c] += counts[c];
     }
+    if (candidates.empty()) ++slice_passes;
     search.advance(total);
+    if (!may_collect || search.done()) continue;
+    std::uint64_t most = 0;
+    for (int r = 0; r < ranks; ++r) most = std::max(most, search.held(mine[std::size_t(r)]));
+    if (!BoundaryCandidates::fit(layout, most, candidate_bytes)) continue;
+    for (int r = 0; r < ranks; ++r) {
+      candidates.emplace_back(search, slice(r), slice_count(r), layout);
+      EXPECT_EQ(candidates.back().size(), search.held(mine[std::size_t(r)])) << "rank " << r;
+    }
+    ++slice_passes;
   }
   const std::vector<RankKey> keys = boundary_keys(search.boundaries());
   std::vector<std::uint64_t> earlier(keys.size());  // an exclusive scan over the ranks
   std::vector<int> destinations;
   for (int r = 0; r < ranks; ++r) {
     Destinations classify(search.boundaries(), earlier, key_words(layout));
-    const std::vector<std::uint64_t> mine = count_boundary_keys(slice(r), slice_count(r), layout, order, keys);
+    const std::vector<std::uint64_t> mine = candidates.empty()
+                                                ? count_boundary_keys(slice(r), slice_count(r), layout, order, keys)
+                                                : candidates[std::size_t(r)].count_keys(keys);
+    EXPECT_EQ(mine, count_boundary_keys(slice(r), slice_count(r), layout, order, keys));
     for (std::size_t k = 0; k < keys.size(); ++k) earlier[k] += mine[k];
     visit_rank(layout, order, [&](const auto& rank) {
       for (std::uint64_t i = 0; i < slice_count(r); ++i)
         destinations.push_back(classify.next(rank_key(rank, slice(r) + i * size, key_shape(layout))));
     });
   }
+  if (passes != nullptr) *passes = slice_passes + (candidates.empty() && !keys.empty() ? 1 : 0);
   return destinations;
 }
 
-// Rank j's records, in input order, are the sorted positions [t_j, t_{j+1}) of the reference.
+// Rank j's records, in input order, are the sorted positions [t_j, t_{j+1}) of the reference, with
+// the keys collected never, at once, or once they fit a small bound.
 void expect_exact_shares(const std::vector<std::byte>& records, const RecordLayout& layout, SortOrder order,
                          int ranks) {
   const std::uint64_t n = records.size() / layout.record_size;
-  const std::vector<int> destinations = simulate(records, layout, order, ranks);
-  ASSERT_EQ(destinations.size(), n);
   const std::vector<std::uint64_t> sorted = stable_argsort(records, layout, order);
-  for (int j = 0; j < ranks; ++j) {
-    std::vector<std::uint64_t> expected(sorted.begin() + std::ptrdiff_t(part_start(n, ranks, j)),
-                                        sorted.begin() + std::ptrdiff_t(part_start(n, ranks, j + 1)));
-    std::sort(expected.begin(), expected.end());
-    std::vector<std::uint64_t> received;
-    for (std::uint64_t i = 0; i < n; ++i)
-      if (destinations[i] == j) received.push_back(i);
-    EXPECT_EQ(received, expected) << "rank " << j << " of " << ranks;
+  for (std::uint64_t bound : {kNeverCollect, kAlwaysCollect, kSmallBound}) {
+    const std::vector<int> destinations = simulate(records, layout, order, ranks, bound);
+    ASSERT_EQ(destinations.size(), n);
+    for (int j = 0; j < ranks; ++j) {
+      std::vector<std::uint64_t> expected(sorted.begin() + std::ptrdiff_t(part_start(n, ranks, j)),
+                                          sorted.begin() + std::ptrdiff_t(part_start(n, ranks, j + 1)));
+      std::sort(expected.begin(), expected.end());
+      std::vector<std::uint64_t> received;
+      for (std::uint64_t i = 0; i < n; ++i)
+        if (destinations[i] == j) received.push_back(i);
+      EXPECT_EQ(received, expected) << "rank " << j << " of " << ranks << ", keys collected within " << bound
+                                    << " bytes";
+    }
   }
 }
 
@@ -231,6 +268,54 @@ TEST(BoundarySearchTest, LevelsFollowTheKeyBitsAndTheBoundaries) {
       ++seen;
     }
     EXPECT_EQ(seen, levels) << layout_name(layout) << ", " << ranks << " ranks";
+  }
+}
+
+// Uniform u64 keys over 2 ranks: the keys of the first level's bucket are collected (one pass), the
+// three later levels counted over them; no pass counts the boundary key's records.
+TEST(BoundaryCandidatesTest, UniformKeysTakeTwoPassesOverTheSlices) {
+  const RecordLayout layout = RecordLayout::bare_key(KeyType::u64);
+  std::vector<std::uint64_t> keys(20000);
+  std::mt19937_64 random(17);
+  for (std::uint64_t& key : keys) key = random();
+  std::vector<std::byte> records(keys.size() * 8);
+  std::memcpy(records.data(), keys.data(), records.size());
+  int passes = 0, never = 0;
+  EXPECT_EQ(simulate(records, layout, SortOrder::ascending, 2, kAlwaysCollect, &passes),
+            simulate(records, layout, SortOrder::ascending, 2, kNeverCollect, &never));
+  EXPECT_EQ(passes, 2);
+  EXPECT_EQ(never, 5);  // 4 levels (16-bit digits) and the boundary key's count
+}
+
+// One heavy key fills the boundary's bucket: over the bound, the search stays on the slices (and
+// is exact); within it, the heavy key's records are collected and split by position.
+TEST(BoundaryCandidatesTest, HeavyKeyInABoundaryBucket) {
+  const RecordLayout layout = RecordLayout::bare_key(KeyType::u64);
+  std::vector<std::uint64_t> keys(5000);
+  std::mt19937_64 random(19);
+  for (std::size_t i = 0; i < keys.size(); ++i) keys[i] = i % 3 == 0 ? random() : 0x123456789abcdefULL;
+  std::vector<std::byte> records(keys.size() * 8);
+  std::memcpy(records.data(), keys.data(), records.size());
+  for (SortOrder order : {SortOrder::ascending, SortOrder::descending})
+    for (int ranks : {2, 3, 5}) {
+      expect_exact_shares(records, layout, order, ranks);
+      int passes = 0;
+      (void)simulate(records, layout, order, ranks, kSmallBound, &passes);
+      EXPECT_GT(passes, 2) << "the heavy key's bucket is over the bound";
+      (void)simulate(records, layout, order, ranks, kAlwaysCollect, &passes);
+      EXPECT_EQ(passes, 2);
+    }
+}
+
+// Collected keys of bytes:N (several words a key), with many equal keys and both orders.
+TEST(BoundaryCandidatesTest, BytesKeysOfSeveralWords) {
+  for (std::size_t bytes : {3, 10, 16, 32}) {
+    const RecordLayout layout = RecordLayout::of({KeyType::bytes, bytes}, bytes + 3, 1);
+    std::vector<std::byte> records = random_records(layout, 2000, bytes);
+    for (std::size_t i = 0; i < 2000; i += 3)  // every third record a copy of the first
+      std::memcpy(records.data() + i * layout.record_size, records.data(), layout.record_size);
+    for (SortOrder order : {SortOrder::ascending, SortOrder::descending})
+      for (int ranks : {2, 4, 16}) expect_exact_shares(records, layout, order, ranks);
   }
 }
 

@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "dist/boundary_search.hpp"
+#include "dist/classified_slice.hpp"
+#include "dist/slice_reader.hpp"
 #include "tests/host/record_test_layouts.hpp"
 
 namespace rmgsort::dist {
@@ -77,8 +79,74 @@ TEST(ParallelDestinationsTest, RecordLayoutsMatchOneByOne) {
 TEST(ParallelDestinationsTest, NoRecords) {
   const RecordLayout layout = RecordLayout::bare_key(KeyType::u64);
   Destinations classifier(std::vector<Boundary>{Boundary{0}}, {0}, 1);
-  classify_records(classifier, nullptr, 0, layout, SortOrder::ascending, nullptr);
+  classify_records(classifier, nullptr, 0, layout, SortOrder::ascending, static_cast<std::uint32_t*>(nullptr));
   EXPECT_EQ(classifier.seen(), std::vector<std::uint64_t>{0});
+}
+
+// A ClassifiedSlice, kept (in memory) or read window by window and classified again on every pass,
+// gives each record the rank next() gives it and each block its counts, pass after pass.
+void expect_classified_slice(const std::vector<std::byte>& records, const RecordLayout& layout, SortOrder order,
+                             int ranks) {
+  const std::uint64_t n = records.size() / layout.record_size;
+  const std::vector<Boundary> boundaries = boundaries_of(records, layout, order, ranks);
+  const std::vector<std::uint64_t> zero(boundary_keys(boundaries).size());
+  Destinations one_by_one(boundaries, zero, key_words(layout));
+  std::vector<std::uint32_t> expected(n);
+  visit_rank(layout, order, [&](const auto& rank) {
+    for (std::uint64_t i = 0; i < n; ++i)
+      expected[i] = std::uint32_t(one_by_one.next(rank_key(rank, records.data() + i * layout.record_size, key_shape(layout))));
+  });
+  SliceReader memory(records.data(), n, layout.record_size);
+  SliceReader windows([&](std::uint64_t first, std::uint64_t count, std::byte* dst) {
+    std::memcpy(dst, records.data() + first * layout.record_size, count * layout.record_size);
+  }, n, layout.record_size);
+  for (SliceReader* reader : {&memory, &windows}) {
+    ClassifiedSlice slice(Destinations(boundaries, zero, key_words(layout)), *reader, layout, order, ranks);
+    EXPECT_EQ(slice.kept(), reader == &memory || n == 0);
+    for (int pass = 0; pass < 2; ++pass) {
+      slice.rewind();
+      std::vector<std::uint32_t> got;
+      while (slice.next()) {
+        const ClassifiedWindow& window = slice.window();
+        EXPECT_EQ(window.first, got.size());
+        visit_destination_width(slice.width(), [&]<class D>(D) {
+          const D* destinations = window.destinations_as<D>();
+          for (std::size_t b = 0; b < window.blocks(); ++b) {
+            std::vector<std::uint32_t> counts(std::size_t(ranks), 0);
+            const std::uint64_t end = std::min(window.count, (b + 1) * kClassifyBlockRecords);
+            for (std::uint64_t i = b * kClassifyBlockRecords; i < end; ++i) ++counts[destinations[i]];
+            EXPECT_EQ(counts, std::vector<std::uint32_t>(window.block_counts + b * std::size_t(ranks),
+                                                         window.block_counts + (b + 1) * std::size_t(ranks)));
+          }
+          got.insert(got.end(), destinations, destinations + window.count);
+        });
+      }
+      EXPECT_EQ(got, expected) << (reader == &memory ? "kept" : "windows") << ", pass " << pass;
+    }
+  }
+}
+
+// 2.5 M u32 keys of 6 values (several windows of the reader, many blocks): destinations of one
+// byte; 300 ranks: of two.
+TEST(ClassifiedSliceTest, KeptAndReadByWindowsMatchOneByOne) {
+  std::mt19937_64 random(23);
+  std::vector<std::uint32_t> keys(2500000);
+  for (std::uint32_t& key : keys) key = std::uint32_t(random() % 6);
+  std::vector<std::byte> records(keys.size() * 4);
+  std::memcpy(records.data(), keys.data(), records.size());
+  const RecordLayout layout = RecordLayout::bare_key(KeyType::u32);
+  expect_classified_slice(records, layout, SortOrder::ascending, 3);
+  expect_classified_slice(records, layout, SortOrder::descending, 300);
+  expect_classified_slice(records, layout, SortOrder::ascending, 1);
+}
+
+TEST(ClassifiedSliceTest, RecordLayouts) {
+  for (const RecordLayout& layout : testing::record_test_layouts()) {
+    SCOPED_TRACE(testing::layout_name(layout));
+    expect_classified_slice(testing::random_records(layout, 70000, 5), layout, SortOrder::descending, 4);
+    expect_classified_slice(testing::random_records(layout, 7, 5), layout, SortOrder::ascending, 16);
+    expect_classified_slice({}, layout, SortOrder::ascending, 2);
+  }
 }
 
 }  // namespace

@@ -4,8 +4,9 @@
 # process's `rmgsort sort` (the sort is stable, so that is well defined); keys (u32, u64, f64 with NaNs
 # and -0, i64 extremes) and records (a u64 at an unaligned offset of 13-byte records, bytes:10 at the
 # end of 100-byte records), uniform, zipf and all-equal inputs, fewer records than ranks, .npy,
-# --index-output, --unique across rank boundaries, --verify, --stats, and the exchange in one round
-# and in hundreds (RMGSORT_EXCHANGE_STAGING_BYTES). Faults: one rank's input missing, ranks given
+# --index-output, --unique across rank boundaries, --verify, --stats, --output-parts after a run of
+# more ranks (its stale parts removed), the splitters over collected keys and level by level, and
+# the exchange in one round and in hundreds (RMGSORT_EXCHANGE_STAGING_BYTES). Faults: one rank's input missing, ranks given
 # inputs of different sizes, an unwritable output directory, a full file system (a 64 KiB tmpfs,
 # skipped where it cannot be mounted), --unique with a share beyond --host-memory (refused), and a
 # rank killed by SIGKILL: every one ends nonzero, commits nothing and leaves no temporary file.
@@ -129,9 +130,43 @@ INDEX=1 same_as_one "4" "$WORK/rec100" -t bytes:10 --record-size 100 --key-offse
 INDEX=1 same_as_one "3" "$WORK/special.npy" -u -r
 end
 
+begin "the splitters: the boundary buckets' keys collected (2 passes), or level by level beyond the bound"
+# 20000 uniform u32 keys over 2 ranks: the first level (16 bits), then the keys in the boundary's
+# bucket collected and its second level counted over them; with staging of 1 byte (the collected
+# keys may take twice that: no key), the second level and the boundary key's count read the slice.
+for staging in "" 1; do
+  RMGSORT_EXCHANGE_STAGING_BYTES=$staging dsort 2 "$WORK/u32" -t u32 -o "$D/out" --stats "$D/stats.json"
+  expect_rc 0
+  rmg sort "$WORK/u32" -t u32 -o "$D/ref" "${CPU[@]}"
+  expect_same "$D/ref" "$D/out"
+  python3 - "$D/stats.json" "${staging:-default}" <<'PY' || fail "staging ${staging:-default}: $(cat "$D/stats.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))["distributed"]
+assert d["splitter_levels"] == 2, d
+assert d["splitter_slice_passes"] == (2 if sys.argv[2] == "default" else 3), d
+assert len(d["classify_seconds"]) == 2, d
+PY
+  rm -f "$D"/*
+done
+end
+
 begin "the exchange in hundreds of rounds (small staging buffers)"
 RMGSORT_EXCHANGE_STAGING_BYTES=1000 INDEX=1 same_as_one "3" "$WORK/rec100" -t bytes:10 --record-size 100 --key-offset 90
 RMGSORT_EXCHANGE_STAGING_BYTES=1 same_as_one "4" "$WORK/u64.zipf" -t u64
+end
+
+begin "--output-parts after a run of more ranks: its stale parts go, nothing else"
+rmg sort "$WORK/u32" -t u32 -o "$D/ref" "${CPU[@]}"
+dsort 4 --output-parts "$WORK/u32" -t u32 -o "$D/part" --index-output "$D/part.idx"
+expect_rc 0
+touch "$D/part.part-7" "$D/part.part-00009.old" "$D/part.part-0000x" "$D/other.part-00005"
+dsort 2 --output-parts "$WORK/u32" -t u32 -o "$D/part" --index-output "$D/part.idx"
+expect_rc 0
+left=$(cd "$D" && LC_ALL=C ls -1 | grep -v '^ref' | tr '\n' ' ')
+[[ $left == "other.part-00005 part.idx.part-00000 part.idx.part-00001 part.part-00000 part.part-00001 part.part-00009.old part.part-0000x part.part-7 " ]] ||
+  fail "after -np 4, then -np 2: $left"
+cat "$D"/part.part-0000[01] | cmp -s - "$D/ref" || fail "the 2 parts concatenated are not one process's output"
+rm -f "$D"/*
 end
 
 begin "--verify passes; --stats has the distributed member"
@@ -301,14 +336,14 @@ gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')
 if [[ ${gpus:-0} -ge 2 ]]; then
   gen -t u64 --count 50000000 -o "$WORK/gpu.u64"
   rmg sort "$WORK/gpu.u64" -t u64 -o "$D/ref" --progress never
-  run timeout 600 mpirun --allow-run-as-root --oversubscribe -np 2 bash -c \
+  run timeout 600 mpirun --allow-run-as-root --oversubscribe --bind-to none -np 2 bash -c \
     'exec "$0" sort --distributed "$1" -t u64 -o "$2" --gpus "$OMPI_COMM_WORLD_LOCAL_RANK" --progress never --stats "$3"' \
     "$RMGSORT" "$WORK/gpu.u64" "$D/out" "$D/stats.json"
   expect_rc 0
   expect_same "$D/ref" "$D/out"
   echo "    (exchange: $(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["distributed"]["exchange"])' "$D/stats.json"))"
   # And the host-memory exchange, for comparison.
-  RMGSORT_EXCHANGE=mpi run timeout 600 mpirun --allow-run-as-root --oversubscribe -np 2 -x RMGSORT_EXCHANGE bash -c \
+  RMGSORT_EXCHANGE=mpi run timeout 600 mpirun --allow-run-as-root --oversubscribe --bind-to none -np 2 -x RMGSORT_EXCHANGE bash -c \
     'exec "$0" sort --distributed "$1" -t u64 -o "$2" --gpus "$OMPI_COMM_WORLD_LOCAL_RANK" --progress never' \
     "$RMGSORT" "$WORK/gpu.u64" "$D/out"
   expect_rc 0
