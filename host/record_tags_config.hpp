@@ -41,9 +41,13 @@ inline constexpr std::uint64_t kMaxTaggedRecords = std::uint64_t{1} << kMaxIndex
 // --- The tag sort (host/tag_sort.hpp) ---------------------------------------------------------------
 namespace rmgsort::record_tags_config {
 
-// Bits per digit of a parallel MSD pass and of an LSD pass: 256 buckets keep the scatter's write
-// streams within L1.
+// Bits per digit of an LSD pass, and the fewest of a parallel MSD pass: 256 buckets keep the
+// scatter's write streams within L1.
 inline constexpr int kTagDigitBits = 8;
+
+// A parallel MSD pass takes up to this many bits, as many as leave buckets of kSequentialTags / 2
+// tags for evenly spread keys: 2^27 pairs in one pass from memory to 4096 cache-sized buckets.
+inline constexpr int kMaxParallelDigitBits = 12;
 
 // A sequential MSD pass takes at most this many bits (2048 32-bit counters: 8 KiB, in L1).
 inline constexpr int kMaxSequentialTagDigitBits = 11;
@@ -51,8 +55,15 @@ inline constexpr int kMaxSequentialTagDigitBits = 11;
 // A cache-sized range whose prefixes differ in at most this many bits is finished by LSD passes.
 inline constexpr int kLsdMaxTagBits = 24;
 
-// Ranges of at most this many tags (512 KiB) are sorted by one thread, in its L2.
-inline constexpr std::uint64_t kSequentialTags = std::uint64_t{1} << 16;
+// Ranges of at most this many tags (1 MiB) are sorted by one thread, in its L2.
+inline constexpr std::uint64_t kSequentialTags = std::uint64_t{1} << 17;
+
+// A sequential MSD pass over a larger range makes buckets of at most this many tags (32 KiB, in L1).
+inline constexpr std::uint64_t kL1Tags = std::uint64_t{1} << 12;
+
+// Keys sampled from a range before a parallel pass to choose between a radix digit and a
+// logarithmic one (host/stable_radix_sort.hpp's LogDigit).
+inline constexpr std::uint64_t kLogSample = 1024;
 
 // Ranges of at most this many tags are finished by insertion sort.
 inline constexpr std::uint64_t kInsertionSortTags = 32;

@@ -80,6 +80,18 @@ TEST(TagSort, NoIndexBitsSortsWholeKeysWithDuplicates) {
   }
 }
 
+TEST(TagSort, PrefixesOfEveryMagnitude) {
+  std::mt19937_64 random(4);
+  for (std::size_t count : {kSequentialTags + 1, (std::size_t{1} << 20) + 3}) {
+    const int index_bits = index_bits_of(count);
+    const auto tags = tags_of(count, index_bits, [&](std::size_t) {
+      const int width = int(random() % std::uint64_t(65 - index_bits));
+      return width == 0 ? 0 : (std::uint64_t{1} << (width - 1)) | (random() & ((std::uint64_t{1} << (width - 1)) - 1));
+    });
+    expect_sorted_like_std_sort(tags, index_bits, "prefixes of every magnitude, count " + std::to_string(count));
+  }
+}
+
 TEST(TagSort, FortyIndexBits) {
   std::mt19937_64 random(3);
   std::vector<std::uint64_t> tags(5000);
