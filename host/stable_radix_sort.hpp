@@ -186,6 +186,7 @@ class StableRadixSorter {
   // The range's tags agree on every bit at and above bit_end.
   void sort_sequential(const Element* in, std::uint64_t begin, std::uint64_t end, int bit_end) {
     const std::uint64_t n = end - begin;
+    if (n <= kRankSortTags) return sort_by_rank(in, begin, end);
     if (n <= kInsertionSortTags) return sort_by_insertion(in, begin, end);
     if (bit_end <= index_bits_) return settle(in, begin, end);  // equal prefixes
     // Few prefix bits left below bit_end (the common case under an MSD pass): LSD passes over
@@ -193,12 +194,12 @@ class StableRadixSorter {
     if (bit_end - index_bits_ <= kLsdMaxTagBits) return sort_lsd(in, begin, end, index_bits_, bit_end);
     // An MSD pass on the top differing bits, its digit sized to the range: a range beyond L1 into
     // buckets that fit L1 (at most kL1 elements for evenly spread keys; a wider digit scatters to
-    // more lines than L1 holds), a range in L1 into buckets of ~8 elements for insertion sort.
+    // more lines than L1 holds), a range in L1 into buckets of ~8 elements to sort by rank.
     // Counted right below bit_end, where the keys under an MSD pass differ (the count also tells
     // in which bits they do); again lower where they agree there.
     const int digit_bits =
         n > kL1 ? std::clamp(int(std::bit_width((n - 1) / kL1)), 1, kMaxSequentialTagDigitBits)
-                : std::clamp(int(std::bit_width(n)) - 3, 1, kMaxSequentialTagDigitBits);
+                : std::clamp(int(std::bit_width(n)) - kLeafBucketBits, 1, kMaxSequentialTagDigitBits);
     const std::uint64_t mask = (std::uint64_t{1} << digit_bits) - 1;
     int shift = std::max(bit_end - digit_bits, 0);
     SequentialCounts count;
@@ -219,6 +220,21 @@ class StableRadixSorter {
     for (std::uint64_t d = 0; d <= mask; ++d) {
       if (count[d] != 0) sort_sequential(out, bucket_begin, bucket_begin + count[d], shift);
       bucket_begin += count[d];
+    }
+  }
+
+  // Each element goes straight to its rank: the number of keys below it, and of equal ones before
+  // it. Branch-free, where insertion sort mispredicts about once an element.
+  void sort_by_rank(const Element* in, std::uint64_t begin, std::uint64_t end) {
+    const std::uint64_t n = end - begin;
+    std::array<std::uint64_t, kRankSortTags> keys;
+    std::array<Element, kRankSortTags> local;
+    for (std::uint64_t i = 0; i < n; ++i) keys[i] = key(local[i] = in[begin + i]);
+    for (std::uint64_t i = 0; i < n; ++i) {
+      std::uint64_t rank = 0;
+      for (std::uint64_t j = 0; j < i; ++j) rank += keys[j] <= keys[i];
+      for (std::uint64_t j = i + 1; j < n; ++j) rank += keys[j] < keys[i];
+      a_[begin + rank] = local[i];
     }
   }
 

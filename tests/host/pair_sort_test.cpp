@@ -127,10 +127,10 @@ void expect_sorts_keys_stably(const std::vector<std::uint64_t>& keys, const std:
         << what << ", " << count << " records: first difference at record " << i;
 }
 
-// Sizes around the parallel passes' thresholds (16-byte pairs: 2^16 sorted by one thread, a
-// parallel pass's digit widening with the range up to 12 bits) and the small ones.
+// Sizes around the thresholds (16-byte pairs: up to 16 ranked, 1024 split in L1, 2^16 sorted by one
+// thread, a parallel pass's digit widening with the range up to 12 bits) and the small ones.
 std::vector<std::uint64_t> pair_sizes() {
-  return {0, 1, 7, 33, (1 << 16) - 1, 1 << 16, (1 << 16) + 1, (1 << 20) + 3, (1 << 22) + 1};
+  return {0, 1, 7, 16, 17, 33, 1023, 1024, 1025, (1 << 16) - 1, 1 << 16, (1 << 16) + 1, (1 << 20) + 3, (1 << 22) + 1};
 }
 
 // Keys spread over every order of magnitude (Zipf's law over u64, as `generate --dist zipf:1.0`

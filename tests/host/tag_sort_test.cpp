@@ -14,6 +14,8 @@ namespace rmgsort {
 namespace {
 
 using record_tags_config::kInsertionSortTags;
+using record_tags_config::kL1Tags;
+using record_tags_config::kRankSortTags;
 using record_tags_config::kSequentialTags;
 
 // Tags as build_record_tags writes them: prefix(i) << index_bits | i.
@@ -39,10 +41,14 @@ TEST(TagSort, PrefixesOfEveryWidthAtSizesAroundTheThresholds) {
   const std::size_t sizes[] = {0,
                                1,
                                2,
+                               kRankSortTags,
+                               kRankSortTags + 1,
                                kInsertionSortTags - 1,
                                kInsertionSortTags,
                                kInsertionSortTags + 1,
                                1000,
+                               kL1Tags,
+                               kL1Tags + 1,
                                kSequentialTags - 1,
                                kSequentialTags,
                                kSequentialTags + 1,
