@@ -1,7 +1,9 @@
 // The stable parallel radix sort of 64-bit keys that carry something along: record tags (a u64 whose
 // low bits are its position, host/tag_sort.hpp) and record pairs (a key and a u64 value,
-// host/pair_sort.hpp). Out-of-place MSD passes while a range is larger than a core's cache, then LSD
-// passes or insertion sort in cache; every pass is stable. Included by those two files only.
+// host/pair_sort.hpp). Out-of-place MSD passes while a range is larger than a core's cache (a first
+// digit wide enough that one pass from memory leaves cache-sized buckets; a logarithmic digit for
+// keys of every magnitude), then MSD or LSD passes and insertion sort in cache; every pass is
+// stable. Included by those two files only.
 #pragma once
 
 #include <tbb/blocked_range.h>
@@ -26,6 +28,48 @@ namespace stable_radix_sort_detail {
 
 using namespace record_tags_config;
 
+// The bucket of a key in a parallel MSD pass. Both kinds are monotone in the key, so a stable
+// scatter by either leaves the range sorted but within buckets, and the keys of bucket d agree on
+// every bit at and above bit_end(d) (those above the range's bit_end agree already).
+//
+// RadixDigit: bits [shift, shift + bits) of the key.
+struct RadixDigit {
+  int shift;
+  std::uint64_t mask;
+  std::size_t operator()(std::uint64_t key) const { return std::size_t((key >> shift) & mask); }
+  std::size_t buckets() const { return std::size_t(mask) + 1; }
+  int bit_end(std::size_t) const { return shift; }
+};
+
+// LogDigit: the key's bits below bit_end as a floating-point number with `mantissa` bits: its bit
+// width, then the `mantissa` bits below its leading one (values below 2^(mantissa + 1): a bucket
+// each). Keys spread over many orders of magnitude (Zipf's law: a radix digit leaves most of
+// them in bucket 0, pass after pass) fill its buckets about evenly, a value of few a bucket.
+struct LogDigit {
+  int mantissa;
+  std::uint64_t low;  // the bits below the range's bit_end
+  LogDigit(int bit_end, int digit_bits)
+      : mantissa(mantissa_bits(bit_end, digit_bits)),
+        low(bit_end >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bit_end) - 1),
+        buckets_(std::size_t(bit_end - mantissa + 1) << mantissa) {}
+  // The widest mantissa whose buckets number at most 2^digit_bits; requires bit_end > digit_bits.
+  static int mantissa_bits(int bit_end, int digit_bits) {
+    int m = 0;
+    while (((std::uint64_t(bit_end - m)) << (m + 1)) <= (std::uint64_t{1} << digit_bits)) ++m;
+    return m;
+  }
+  // Bucket (e - 1) * 2^mantissa + (x >> (e - 1)), e = max(bit_width(x) - mantissa, 1): contiguous,
+  // and x >> (e - 1) is the same for every key of the bucket.
+  std::size_t operator()(std::uint64_t key) const {
+    const std::uint64_t x = key & low;
+    const int e = std::max(int(std::bit_width(x)) - mantissa, 1);
+    return (std::size_t(e - 1) << mantissa) + std::size_t(x >> (e - 1));
+  }
+  std::size_t buckets() const { return buckets_; }
+  int bit_end(std::size_t d) const { return std::max(int(d >> mantissa) - 1, 0); }
+  std::size_t buckets_;
+};
+
 // One sort call. A range lives in `a` (the caller's elements, where the result must end up) or in
 // `b` (scratch) at the same offsets; every sort_* function leaves its range sorted in `a`. Elements
 // are ordered by their key (KeyOf{}(element), a u64) and are moved, never compared otherwise, by
@@ -34,10 +78,11 @@ using namespace record_tags_config;
 // order (a tag's position) or zero.
 template <class Element, class KeyOf>
 class StableRadixSorter {
-  static constexpr std::size_t kBuckets = std::size_t{1} << kTagDigitBits;
+  static constexpr std::size_t kBuckets = std::size_t{1} << kMaxParallelDigitBits;
   // The tuning's counts are of 8-byte tags; ranges of wider elements take as many bytes.
   static constexpr std::uint64_t kSequential = kSequentialTags * 8 / sizeof(Element);
   static constexpr std::uint64_t kStreaming = kStreamingTags * 8 / sizeof(Element);
+  static constexpr std::uint64_t kL1 = kL1Tags * 8 / sizeof(Element);
   static constexpr std::uint64_t kLine = 64 / sizeof(Element);
   static_assert(64 % sizeof(Element) == 0, "whole elements to a cache line");
   using ParallelCounts = std::array<std::uint64_t, kBuckets>;
@@ -67,16 +112,16 @@ class StableRadixSorter {
     if (in != a_) std::memcpy(a_ + begin, in + begin, (end - begin) * sizeof(Element));
   }
 
-  // Counts the tags of [begin, end) per digit and returns the prefix bits in which they differ.
-  template <class Counts>
-  std::uint64_t count_digits(const Element* in, std::uint64_t begin, std::uint64_t end, int shift,
-                             std::uint64_t mask, Counts& count) const {
-    std::fill(count.begin(), count.begin() + std::ptrdiff_t(mask) + 1, 0);
+  // Counts the tags of [begin, end) per bucket and returns the prefix bits in which they differ.
+  template <class Digit, class Counts>
+  std::uint64_t count_digits(const Element* in, std::uint64_t begin, std::uint64_t end, Digit digit,
+                             Counts& count) const {
+    std::fill(count.begin(), count.begin() + std::ptrdiff_t(digit.buckets()), 0);
     std::uint64_t any = 0, all = ~std::uint64_t{0};
     for (std::uint64_t i = begin; i < end; ++i) {
       any |= key(in[i]);
       all &= key(in[i]);
-      ++count[digit(in[i], shift, mask)];
+      ++count[digit(key(in[i]))];
     }
     return (any ^ all) & prefix_mask_;
   }
@@ -85,9 +130,10 @@ class StableRadixSorter {
   // go out a whole line at a time (kStream: with non-temporal stores, which skip the read for
   // ownership and leave the caches to the next pass's input). Only the partial lines at the two
   // ends of the task's region in a bucket are written tag by tag: other tasks' regions share them.
-  template <bool kStream>
-  static void scatter_lines(const Element* in, Element* out, std::uint64_t begin, std::uint64_t end, int shift,
-                            std::uint64_t mask, ParallelCounts& next) {
+  template <bool kStream, class Digit>
+  static void scatter_lines(const Element* in, Element* out, std::uint64_t begin, std::uint64_t end, Digit digit,
+                            ParallelCounts& next) {
+    // kBuckets lines (256 KiB at 12 bits): only the digit.buckets() in use are touched.
     alignas(64) std::array<std::array<Element, kLine>, kBuckets> lines;
     // Index i of `out` lies at slot (i + skew) % kLine of its cache line.
     const std::uint64_t skew = (reinterpret_cast<std::uintptr_t>(out) / sizeof(Element)) % kLine;
@@ -96,7 +142,7 @@ class StableRadixSorter {
       for (std::uint64_t k = from; k < to; ++k) out[k] = lines[d][(k + skew) % kLine];
     };
     for (std::uint64_t i = begin; i < end; ++i) {
-      const std::size_t d = std::size_t(digit(in[i], shift, mask));
+      const std::size_t d = digit(key(in[i]));
       const std::uint64_t at = next[d]++;
       const std::uint64_t slot = (at + skew) % kLine;
       lines[d][slot] = in[i];
@@ -110,7 +156,7 @@ class StableRadixSorter {
         std::memcpy(out + line_begin, lines[d].data(), 64);
       }
     }
-    for (std::size_t d = 0; d < kBuckets; ++d) {
+    for (std::size_t d = 0; d < digit.buckets(); ++d) {
       const std::uint64_t slot = (next[d] + skew) % kLine;
       if (slot != 0) write_part(d, std::max(first[d], next[d] - std::min(slot, next[d])), next[d]);
     }
@@ -140,24 +186,31 @@ class StableRadixSorter {
   // The range's tags agree on every bit at and above bit_end.
   void sort_sequential(const Element* in, std::uint64_t begin, std::uint64_t end, int bit_end) {
     const std::uint64_t n = end - begin;
+    if (n <= kRankSortTags) return sort_by_rank(in, begin, end);
     if (n <= kInsertionSortTags) return sort_by_insertion(in, begin, end);
     if (bit_end <= index_bits_) return settle(in, begin, end);  // equal prefixes
     // Few prefix bits left below bit_end (the common case under an MSD pass): LSD passes over
     // them, whose histograms also tell which of them differ.
     if (bit_end - index_bits_ <= kLsdMaxTagBits) return sort_lsd(in, begin, end, index_bits_, bit_end);
-    std::uint64_t any = 0, all = ~std::uint64_t{0};
-    for (std::uint64_t i = begin; i < end; ++i) any |= key(in[i]), all &= key(in[i]);
-    const std::uint64_t differing = (any ^ all) & prefix_mask_;
+    // An MSD pass on the top differing bits, its digit sized to the range: a range beyond L1 into
+    // buckets that fit L1 (at most kL1 elements for evenly spread keys; a wider digit scatters to
+    // more lines than L1 holds), a range in L1 into buckets of ~8 elements to sort by rank.
+    // Counted right below bit_end, where the keys under an MSD pass differ (the count also tells
+    // in which bits they do); again lower where they agree there.
+    const int digit_bits =
+        n > kL1 ? std::clamp(int(std::bit_width((n - 1) / kL1)), 1, kMaxSequentialTagDigitBits)
+                : std::clamp(int(std::bit_width(n)) - kLeafBucketBits, 1, kMaxSequentialTagDigitBits);
+    const std::uint64_t mask = (std::uint64_t{1} << digit_bits) - 1;
+    int shift = std::max(bit_end - digit_bits, 0);
+    SequentialCounts count;
+    const std::uint64_t differing = count_digits(in, begin, end, RadixDigit{shift, mask}, count);
     if (differing == 0) return settle(in, begin, end);
     const int low = std::countr_zero(differing), high = int(std::bit_width(differing));
     if (high - low <= kLsdMaxTagBits) return sort_lsd(in, begin, end, low, high);
-
-    // An MSD pass on the top differing bits, its digit sized to the range (~16 tags a bucket).
-    const int digit_bits = std::clamp(int(std::bit_width(n)) - 4, 1, kMaxSequentialTagDigitBits);
-    const int shift = std::max(high - digit_bits, 0);
-    const std::uint64_t mask = (std::uint64_t{1} << digit_bits) - 1;
-    SequentialCounts count;
-    count_digits(in, begin, end, shift, mask, count);
+    if (high <= shift) {
+      shift = std::max(high - digit_bits, 0);
+      count_digits(in, begin, end, RadixDigit{shift, mask}, count);
+    }
     SequentialCounts next;
     std::uint32_t offset = 0;
     for (std::uint64_t d = 0; d <= mask; ++d) next[d] = offset, offset += count[d];
@@ -167,6 +220,21 @@ class StableRadixSorter {
     for (std::uint64_t d = 0; d <= mask; ++d) {
       if (count[d] != 0) sort_sequential(out, bucket_begin, bucket_begin + count[d], shift);
       bucket_begin += count[d];
+    }
+  }
+
+  // Each element goes straight to its rank: the number of keys below it, and of equal ones before
+  // it. Branch-free, where insertion sort mispredicts about once an element.
+  void sort_by_rank(const Element* in, std::uint64_t begin, std::uint64_t end) {
+    const std::uint64_t n = end - begin;
+    std::array<std::uint64_t, kRankSortTags> keys;
+    std::array<Element, kRankSortTags> local;
+    for (std::uint64_t i = 0; i < n; ++i) keys[i] = key(local[i] = in[begin + i]);
+    for (std::uint64_t i = 0; i < n; ++i) {
+      std::uint64_t rank = 0;
+      for (std::uint64_t j = 0; j < i; ++j) rank += keys[j] <= keys[i];
+      for (std::uint64_t j = i + 1; j < n; ++j) rank += keys[j] < keys[i];
+      a_[begin + rank] = local[i];
     }
   }
 
@@ -189,7 +257,7 @@ class StableRadixSorter {
     const int passes = (high - low + kTagDigitBits - 1) / kTagDigitBits;
     const int digit_bits = (high - low + passes - 1) / passes;
     const std::uint64_t mask = (std::uint64_t{1} << digit_bits) - 1;
-    std::array<std::array<std::uint32_t, kBuckets>, (kLsdMaxTagBits + kTagDigitBits - 1) / kTagDigitBits> counts;
+    std::array<std::array<std::uint32_t, std::size_t{1} << kTagDigitBits>, (kLsdMaxTagBits + kTagDigitBits - 1) / kTagDigitBits> counts;
     for (int p = 0; p < passes; ++p) std::fill_n(counts[std::size_t(p)].begin(), mask + 1, 0);
     for (std::uint64_t i = begin; i < end; ++i)
       for (int p = 0; p < passes; ++p) ++counts[std::size_t(p)][digit(in[i], low + p * digit_bits, mask)];
@@ -214,53 +282,119 @@ class StableRadixSorter {
   void sort_parallel(const Element* in, std::uint64_t begin, std::uint64_t end, int bit_end) {
     const std::uint64_t n = end - begin;
     if (n <= kSequential) return sort_sequential(in, begin, end, bit_end);
+    if (bit_end <= index_bits_) return settle_parallel(in, begin, end);  // equal prefixes
+    // A digit wide enough that the buckets of evenly spread keys hold kSequential / 2 elements:
+    // one pass from memory, then every bucket is sorted in its core's cache.
+    const int digit_bits = std::clamp(int(std::bit_width((n - 1) / (kSequential / 2))), kTagDigitBits,
+                                      kMaxParallelDigitBits);
 
-    // Task t owns tags [part(t), part(t + 1)): it counts them, then scatters them to the offsets
-    // it was given, so every bucket receives task 0's tags first, then task 1's: stable.
-    const std::uint64_t tasks = std::clamp<std::uint64_t>(n / kTagsPerTask, 1, concurrency_ * kTagTasksPerThread);
-    const auto part = [&](std::uint64_t t) { return begin + n / tasks * t + std::min(t, n % tasks); };
-    const std::uint64_t mask = kBuckets - 1;
-    std::vector<ParallelCounts> counts(tasks);
-    std::vector<std::uint64_t> differing_in(tasks);
-    const auto count_all = [&](int shift) {
-      tbb::parallel_for(std::uint64_t{0}, tasks, [&](std::uint64_t t) {
-        differing_in[t] = count_digits(in, part(t), part(t + 1), shift, mask, counts[t]);
-      });
-    };
     // The digit right below bit_end, unless the tags agree there: then right below the highest
-    // prefix bit in which they differ (a second count).
-    int shift = std::max(bit_end - kTagDigitBits, 0);
-    count_all(shift);
-    std::uint64_t differing = 0;
-    for (std::uint64_t t = 0; t < tasks; ++t)
-      differing |= differing_in[t] | ((key(in[part(t)]) ^ key(in[begin])) & prefix_mask_);
+    // prefix bit in which they differ (a second count). A LogDigit instead where a sample says
+    // that it spreads the keys much better.
+    Pass pass(*this, in, begin, end);
+    RadixDigit radix{std::max(bit_end - digit_bits, 0), (std::uint64_t{1} << digit_bits) - 1};
+    if (bit_end > digit_bits && spread_logarithmically(in, begin, end, bit_end, digit_bits)) {
+      const LogDigit log(bit_end, digit_bits);
+      pass.count(log);
+      return pass.partition(log);
+    }
+    const std::uint64_t differing = pass.count(radix);
     if (differing == 0) return settle_parallel(in, begin, end);
-    if ((differing >> shift) == 0) {
-      shift = std::max(int(std::bit_width(differing)) - kTagDigitBits, 0);
-      count_all(shift);
+    if ((differing >> radix.shift) == 0) {
+      radix.shift = std::max(int(std::bit_width(differing)) - digit_bits, 0);
+      pass.count(radix);
+    }
+    // No differing prefix bit below the digit: every bucket will be sorted.
+    pass.partition(radix, radix.shift <= std::countr_zero(differing));
+  }
+
+  // Whether a LogDigit of the range's bits below bit_end leaves its largest bucket less than a
+  // quarter of a radix digit's largest, and that one holds more than 1/32 of the range (evenly
+  // spread keys leave buckets of 1/2^digit_bits), judged on kLogSample keys spread over the range.
+  bool spread_logarithmically(const Element* in, std::uint64_t begin, std::uint64_t end, int bit_end,
+                              int digit_bits) const {
+    std::array<std::uint64_t, kLogSample> sample;
+    std::uint64_t any = 0, all = ~std::uint64_t{0};
+    for (std::uint64_t i = 0; i < kLogSample; ++i) {
+      sample[i] = key(in[begin + (end - begin) / kLogSample * i]);
+      any |= sample[i], all &= sample[i];
+    }
+    const std::uint64_t differing = (any ^ all) & prefix_mask_;
+    const RadixDigit radix{std::max(int(std::bit_width(differing)) - digit_bits, 0),
+                           (std::uint64_t{1} << digit_bits) - 1};
+    const auto largest = [&](auto digit) {
+      std::array<std::size_t, kLogSample> buckets;
+      for (std::uint64_t i = 0; i < kLogSample; ++i) buckets[i] = digit(sample[i]);
+      std::sort(buckets.begin(), buckets.end());
+      std::uint64_t most = 0;
+      for (std::uint64_t i = 0, run = 0; i < kLogSample; ++i) {
+        run = i > 0 && buckets[i] == buckets[i - 1] ? run + 1 : 1;
+        most = std::max(most, run);
+      }
+      return most;
+    };
+    const std::uint64_t radix_most = largest(radix);
+    return radix_most > kLogSample / 32 && largest(LogDigit(bit_end, digit_bits)) * 4 < radix_most;
+  }
+
+  // One parallel MSD pass over [begin, end) of `in` into other(in). Task t owns elements [part(t),
+  // part(t + 1)): it counts them, then scatters them to the offsets it was given, so every bucket
+  // receives task 0's elements first, then task 1's: stable.
+  class Pass {
+   public:
+    Pass(StableRadixSorter& sorter, const Element* in, std::uint64_t begin, std::uint64_t end)
+        : sorter_(sorter), in_(in), begin_(begin), end_(end),
+          tasks_(std::clamp<std::uint64_t>((end - begin) / kTagsPerTask, 1,
+                                           sorter.concurrency_ * kTagTasksPerThread)),
+          counts_(tasks_) {}
+
+    // Counts every task's elements per bucket; returns the prefix bits in which they differ.
+    template <class Digit>
+    std::uint64_t count(Digit digit) {
+      std::vector<std::uint64_t> differing_in(tasks_);
+      tbb::parallel_for(std::uint64_t{0}, tasks_, [&](std::uint64_t t) {
+        differing_in[t] = sorter_.count_digits(in_, part(t), part(t + 1), digit, counts_[t]);
+      });
+      std::uint64_t differing = 0;
+      for (std::uint64_t t = 0; t < tasks_; ++t)
+        differing |= differing_in[t] | ((key(in_[part(t)]) ^ key(in_[begin_])) & sorter_.prefix_mask_);
+      return differing;
     }
 
-    // From here on counts[t][d] is task t's next write position in bucket d.
-    const auto bucket_size = to_task_offsets(counts, begin);
-    Element* out = other(in);
-    const bool stream = n >= kStreaming;
-    tbb::parallel_for(std::uint64_t{0}, tasks, [&](std::uint64_t t) {
-      if (stream) {
-        scatter_lines<true>(in, out, part(t), part(t + 1), shift, mask, counts[t]);
-      } else {
-        scatter_lines<false>(in, out, part(t), part(t + 1), shift, mask, counts[t]);
-      }
-    });
-    // No differing prefix bit below the digit: every bucket is sorted.
-    if (shift <= std::countr_zero(differing)) return settle_parallel(out, begin, end);
+    // Scatters by `digit` (counted last), then sorts every bucket unless they are sorted already.
+    template <class Digit>
+    void partition(Digit digit, bool sorted = false) {
+      // From here on counts_[t][d] is task t's next write position in bucket d.
+      const auto bucket_size = to_task_offsets(counts_, begin_);
+      Element* out = sorter_.other(in_);
+      const bool stream = end_ - begin_ >= kStreaming;
+      tbb::parallel_for(std::uint64_t{0}, tasks_, [&](std::uint64_t t) {
+        if (stream) {
+          scatter_lines<true>(in_, out, part(t), part(t + 1), digit, counts_[t]);
+        } else {
+          scatter_lines<false>(in_, out, part(t), part(t + 1), digit, counts_[t]);
+        }
+      });
+      if (sorted) return sorter_.settle_parallel(out, begin_, end_);
+      std::vector<std::uint64_t> bucket_begin(digit.buckets() + 1);
+      bucket_begin[0] = begin_;
+      for (std::size_t d = 0; d < digit.buckets(); ++d) bucket_begin[d + 1] = bucket_begin[d] + bucket_size[d];
+      tbb::parallel_for(std::size_t{0}, digit.buckets(), [&](std::size_t d) {
+        if (bucket_size[d] != 0) sorter_.sort_parallel(out, bucket_begin[d], bucket_begin[d + 1], digit.bit_end(d));
+      });
+    }
 
-    std::array<std::uint64_t, kBuckets + 1> bucket_begin;
-    bucket_begin[0] = begin;
-    for (std::size_t d = 0; d < kBuckets; ++d) bucket_begin[d + 1] = bucket_begin[d] + bucket_size[d];
-    tbb::parallel_for(std::size_t{0}, kBuckets, [&](std::size_t d) {
-      if (bucket_size[d] != 0) sort_parallel(out, bucket_begin[d], bucket_begin[d + 1], shift);
-    });
-  }
+   private:
+    std::uint64_t part(std::uint64_t t) const {
+      const std::uint64_t n = end_ - begin_;
+      return begin_ + n / tasks_ * t + std::min(t, n % tasks_);
+    }
+
+    StableRadixSorter& sorter_;
+    const Element* in_;
+    std::uint64_t begin_, end_, tasks_;
+    std::vector<ParallelCounts> counts_;
+  };
 
   void settle_parallel(const Element* in, std::uint64_t begin, std::uint64_t end) {
     if (in == a_) return;

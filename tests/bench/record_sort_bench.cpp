@@ -5,8 +5,10 @@
 // --record-size 16` (sort/cpu_engine.hpp: the records sorted as pairs, in place) and with
 // tbb::parallel_sort of the same 16-byte structs by key, each on a fresh copy of the records made
 // untimed before the run; prints the median seconds of each, the ratio and the bytes the engine
-// used per record beside the records. Checks that the engine's output is sorted and stable. An
-// untimed sort first touches the engine's buffers (first-touch faults are not what is measured).
+// used per record beside the records. Also, in the same run, the pair sort as it was before the
+// one-pass and logarithmic digits (stable_radix_sort_before.hpp: what the engine ran for these
+// records) as `before_s`. Checks that every output is sorted and stable. An untimed sort first
+// touches the engine's buffers (first-touch faults are not what is measured).
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 #include <tbb/parallel_sort.h>
@@ -23,6 +25,7 @@
 #include "generate/generate.hpp"
 #include "io/host_buffer.hpp"
 #include "sort/cpu_engine.hpp"
+#include "tests/bench/stable_radix_sort_before.hpp"
 
 using namespace rmgsort;
 using Clock = std::chrono::steady_clock;
@@ -34,6 +37,10 @@ struct Record {
   std::uint64_t payload;
 };
 static_assert(sizeof(Record) == 16);
+
+struct RecordKey {
+  std::uint64_t operator()(const Record& r) const { return r.key; }
+};
 
 double since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
@@ -75,6 +82,7 @@ int run(int log2_records, const char* distribution, int repeats) {
   HostBuffer input = touched(n * sizeof(Record));
   HostBuffer baseline = touched(n * sizeof(Record));
   HostBuffer work = touched(n * sizeof(Record));
+  HostBuffer before_scratch = touched(n * sizeof(Record));
   {
     std::vector<std::uint64_t> keys(n);
     generate_keys(keys.data(), 0, n, n, parse_distribution(distribution), 1);
@@ -86,7 +94,7 @@ int run(int log2_records, const char* distribution, int repeats) {
   copy_bytes(work.data(), input.data(), input.size());
   (void)engine.sort(work.data(), n, SortOrder::ascending);
 
-  std::vector<double> baseline_s, ours_s;
+  std::vector<double> baseline_s, ours_s, before_s;
   const Record* out = nullptr;
   for (int r = 0; r < repeats; ++r) {
     copy_bytes(baseline.data(), input.data(), input.size());
@@ -104,16 +112,30 @@ int run(int log2_records, const char* distribution, int repeats) {
       std::fprintf(stderr, "record_sort_bench: the engine's output is not sorted stably\n");
       return 1;
     }
-  }
-  for (std::size_t i = 0; i < n; ++i)
-    if (out[i].key != baseline.as<Record>()[i].key) {
-      std::fprintf(stderr, "record_sort_bench: the engine and tbb::parallel_sort disagree at %zu\n", i);
+    for (std::size_t i = 0; i < n; ++i)
+      if (out[i].key != baseline.as<Record>()[i].key) {
+        std::fprintf(stderr, "record_sort_bench: the engine and tbb::parallel_sort disagree at %zu\n", i);
+        return 1;
+      }
+
+    copy_bytes(baseline.data(), input.data(), input.size());
+    start = Clock::now();
+    before::stable_radix_sort<Record, RecordKey>(baseline.as<Record>(), n, 0, before_scratch.as<Record>());
+    before_s.push_back(since(start));
+    if (!sorted_stably(baseline.as<Record>(), n)) {
+      std::fprintf(stderr, "record_sort_bench: the sort before's output is not sorted stably\n");
       return 1;
     }
-  const double tbb_s = median(baseline_s), ours = median(ours_s);
+  }
+  if (std::memcmp(out, baseline.data(), n * sizeof(Record)) != 0) {
+    std::fprintf(stderr, "record_sort_bench: the engine and the sort before disagree\n");
+    return 1;
+  }
+  const double tbb_s = median(baseline_s), ours = median(ours_s), was = median(before_s);
   std::printf("records=2^%d dist=%s threads=%d tbb_parallel_sort_s=%.3f engine_s=%.3f speedup=%.2f "
-              "extra_bytes_per_record=%llu engine=%s\n",
-              log2_records, distribution, tbb::this_task_arena::max_concurrency(), tbb_s, ours, tbb_s / ours,
+              "before_s=%.3f before_speedup=%.2f extra_bytes_per_record=%llu engine=%s\n",
+              log2_records, distribution, tbb::this_task_arena::max_concurrency(), tbb_s, ours, tbb_s / ours, was,
+              tbb_s / was,
               static_cast<unsigned long long>(engine.host_bytes_beside(n) / n), engine.stats().dump().c_str());
   return 0;
 }

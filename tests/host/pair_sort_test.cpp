@@ -2,7 +2,8 @@
 // layout sorted as pairs (tests/host/record_test_layouts.hpp) x both orders x sizes 0, 1, 7 and one
 // past the parallel passes, x keys with ties, integer extremes, ±0 and NaNs; records that are pairs
 // already, sorted where they lie, also from a pointer that is not 8-byte aligned; all keys equal;
-// bare keys of every type carrying their input positions (--index-output).
+// bare keys of every type carrying their input positions (--index-output); pairs with keys of every
+// magnitude (the logarithmic digit), one heavy key, all keys equal, at sizes around every threshold.
 #include "host/pair_sort.hpp"
 
 #include <gtest/gtest.h>
@@ -12,6 +13,7 @@
 #include <cstdint>
 #include <cstring>
 #include <numeric>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -104,6 +106,73 @@ TEST(PairSortTest, BareKeysCarryTheirInputPositions) {
                                 input.data() + expected[j] * layout.record_size, layout.record_size), 0)
               << "key " << j << " is not the input's key at its position";
       }
+    }
+  }
+}
+
+// (u64 key, u64 position) records, sorted where they lie: their only stable order is by (key,
+// position).
+void expect_sorts_keys_stably(const std::vector<std::uint64_t>& keys, const std::string& what) {
+  const std::uint64_t count = keys.size();
+  std::vector<RecordPair> records(count), expected(count);
+  for (std::uint64_t i = 0; i < count; ++i) records[i] = expected[i] = RecordPair{keys[i], i};
+  std::sort(expected.begin(), expected.end(), [](const RecordPair& x, const RecordPair& y) {
+    return x.key != y.key ? x.key < y.key : x.value < y.value;
+  });
+  HostBuffer work(pair_sort_bytes(count));
+  sort_records_as_pairs(reinterpret_cast<std::byte*>(records.data()), count, RecordLayout::of({KeyType::u64, 8}, 16, 0),
+                        SortOrder::ascending, work.data());
+  for (std::uint64_t i = 0; i < count; ++i)
+    ASSERT_TRUE(records[i].key == expected[i].key && records[i].value == expected[i].value)
+        << what << ", " << count << " records: first difference at record " << i;
+}
+
+// Sizes around the thresholds (16-byte pairs: up to 16 ranked, 1024 split in L1, 2^16 sorted by one
+// thread, a parallel pass's digit widening with the range up to 12 bits) and the small ones.
+std::vector<std::uint64_t> pair_sizes() {
+  return {0, 1, 7, 16, 17, 33, 1023, 1024, 1025, (1 << 16) - 1, 1 << 16, (1 << 16) + 1, (1 << 20) + 3, (1 << 22) + 1};
+}
+
+// Keys spread over every order of magnitude (Zipf's law over u64, as `generate --dist zipf:1.0`
+// writes them): the parallel passes take a logarithmic digit.
+std::uint64_t log_spread(std::mt19937_64& random, int bits) {
+  const int width = int(random() % std::uint64_t(bits + 1));
+  return width == 0 ? 0 : (std::uint64_t{1} << (width - 1)) | (random() & ((std::uint64_t{1} << (width - 1)) - 1));
+}
+
+TEST(PairSortTest, KeysOfEveryMagnitudeSortStably) {
+  std::mt19937_64 random(5);
+  for (std::uint64_t count : pair_sizes()) {
+    std::vector<std::uint64_t> keys(count);
+    for (auto& key : keys) key = log_spread(random, 64);
+    expect_sorts_keys_stably(keys, "keys of every magnitude");
+    // Small keys repeat many times (1 holds an eighth of the records), as under Zipf's law.
+    for (auto& key : keys) key = random() % 8 == 0 ? 1 : log_spread(random, 30);
+    expect_sorts_keys_stably(keys, "heavy small keys");
+    // Every magnitude below a prefix that all keys share: the logarithmic digit of a lower range.
+    for (auto& key : keys) key = std::uint64_t{0xABCD} << 48 | log_spread(random, 40);
+    expect_sorts_keys_stably(keys, "every magnitude below a shared prefix");
+    if (HasFatalFailure()) return;
+  }
+}
+
+TEST(PairSortTest, OneHeavyKeyAmongEvenlySpreadOnes) {
+  std::mt19937_64 random(6);
+  for (std::uint64_t count : pair_sizes()) {
+    std::vector<std::uint64_t> keys(count);
+    for (auto& key : keys) key = random() % 3 == 0 ? 0x8000'0000'0000'0001 : random();
+    expect_sorts_keys_stably(keys, "a heavy key");
+    for (auto& key : keys) key = random() % 2 == 0 ? ~std::uint64_t{0} : random() >> (random() % 64);
+    expect_sorts_keys_stably(keys, "the largest key heavy");
+    if (HasFatalFailure()) return;
+  }
+}
+
+TEST(PairSortTest, AllKeysEqualInPairsStayWhereTheyAre) {
+  for (std::uint64_t count : pair_sizes()) {
+    for (std::uint64_t key : {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{1} << 40, ~std::uint64_t{0}}) {
+      expect_sorts_keys_stably(std::vector<std::uint64_t>(count, key), "all keys " + std::to_string(key));
+      if (HasFatalFailure()) return;
     }
   }
 }

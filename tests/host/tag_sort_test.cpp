@@ -14,6 +14,8 @@ namespace rmgsort {
 namespace {
 
 using record_tags_config::kInsertionSortTags;
+using record_tags_config::kL1Tags;
+using record_tags_config::kRankSortTags;
 using record_tags_config::kSequentialTags;
 
 // Tags as build_record_tags writes them: prefix(i) << index_bits | i.
@@ -39,10 +41,14 @@ TEST(TagSort, PrefixesOfEveryWidthAtSizesAroundTheThresholds) {
   const std::size_t sizes[] = {0,
                                1,
                                2,
+                               kRankSortTags,
+                               kRankSortTags + 1,
                                kInsertionSortTags - 1,
                                kInsertionSortTags,
                                kInsertionSortTags + 1,
                                1000,
+                               kL1Tags,
+                               kL1Tags + 1,
                                kSequentialTags - 1,
                                kSequentialTags,
                                kSequentialTags + 1,
@@ -77,6 +83,18 @@ TEST(TagSort, NoIndexBitsSortsWholeKeysWithDuplicates) {
     std::vector<std::uint64_t> keys(count);
     for (auto& key : keys) key = random() % 3 == 0 ? 42 : random();
     expect_sorted_like_std_sort(keys, 0, "whole keys, count " + std::to_string(count));
+  }
+}
+
+TEST(TagSort, PrefixesOfEveryMagnitude) {
+  std::mt19937_64 random(4);
+  for (std::size_t count : {kSequentialTags + 1, (std::size_t{1} << 20) + 3}) {
+    const int index_bits = index_bits_of(count);
+    const auto tags = tags_of(count, index_bits, [&](std::size_t) {
+      const int width = int(random() % std::uint64_t(65 - index_bits));
+      return width == 0 ? 0 : (std::uint64_t{1} << (width - 1)) | (random() & ((std::uint64_t{1} << (width - 1)) - 1));
+    });
+    expect_sorted_like_std_sort(tags, index_bits, "prefixes of every magnitude, count " + std::to_string(count));
   }
 }
 
