@@ -1,6 +1,8 @@
 #include "app/distributed_sort_steps.hpp"
 
 #include <tbb/global_control.h>
+#include <tbb/parallel_for.h>
+#include <tbb/partitioner.h>
 #include <tbb/task_arena.h>
 
 #include <algorithm>
@@ -34,14 +36,21 @@ RankSlice read_slice(const SortInput& input, std::uint64_t first, std::uint64_t 
   const std::size_t size = input.layout.record_size;
   const std::uint64_t bytes = count * size;
   RankSlice slice{HostBuffer(std::size_t(bytes)), first, count, 0, {}};
-  for (std::uint64_t done = 0; done < bytes;) {
-    const std::size_t piece = std::size_t(std::min(kReadPieceBytes, bytes - done));
-    const std::size_t got = input.input.read_at(slice.records.data() + done, piece, first * size + done);
-    if (got == 0)
-      throw Error(input.input.display_name() + ": ended at byte " + std::to_string(first * size + done) +
-                  " while " + std::to_string((first + count) * size) + " were expected (did it shrink?)");
-    done += got;
-  }
+  // Pieces read on every thread: each faults in its own fresh pages, which one thread did at
+  // 2.3 GB/s (1.6 GB slice, 16-thread host: 0.69 s read alone against 0.13 s for one process's
+  // read of the whole file). A read error throws out of the loop (the first one wins).
+  const std::uint64_t pieces = (bytes + kReadPieceBytes - 1) / kReadPieceBytes;
+  tbb::parallel_for(std::uint64_t{0}, pieces, [&](std::uint64_t p) {
+    const std::uint64_t end = std::min(bytes, (p + 1) * kReadPieceBytes);
+    for (std::uint64_t done = p * kReadPieceBytes; done < end;) {
+      const std::size_t got =
+          input.input.read_at(slice.records.data() + done, std::size_t(end - done), first * size + done);
+      if (got == 0)
+        throw Error(input.input.display_name() + ": ended at byte " + std::to_string(first * size + done) +
+                    " while " + std::to_string((first + count) * size) + " were expected (did it shrink?)");
+      done += got;
+    }
+  }, tbb::simple_partitioner{});
   if (verify) slice.checksum = checksum_records(slice.records.data(), bytes, size);
   slice.seconds = watch.seconds();
   return slice;
