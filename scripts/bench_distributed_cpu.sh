@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The distributed sort's phases on the CPU path, on one machine: the same input sorted by one
-# process (rmgsort sort), by -np 1 and by -np 2 (mpirun ... sort --distributed), for each binary
+# process (rmgsort sort --gpus none), by -np 1 and by -np 2 (mpirun ... sort --distributed), for each binary
 # given (e.g. a build of main kept aside, and this tree's), alternating, median of REPEATS runs
 # (default 3). The phases come from --stats' "distributed" member (the slowest rank's); wall is the
 # process's, mpirun's start-up included. Every output is compared byte for byte with the one
@@ -49,11 +49,11 @@ for entry in $cases; do
     for binary in $binaries; do
       label=${binary%%=*}
       path=${binary#*=}
-      wall=$(seconds "$path" sort "$input" -t "$type" "${record_args[@]}" -o "$one" --progress never)
+      wall=$(seconds "$path" sort "$input" -t "$type" "${record_args[@]}" -o "$one" --gpus none --progress never)
       echo "$name|$label|1 process|$wall|-" >>"$rows"
       for np in 1 2; do
         wall=$(seconds mpirun --allow-run-as-root --oversubscribe --bind-to none -np "$np" "$path" sort --distributed "$input" -t "$type" \
-          "${record_args[@]}" -o "$out" --threads "$(( $(nproc) / np > 0 ? $(nproc) / np : 1 ))" --progress never --stats "$stats.$r")
+          "${record_args[@]}" -o "$out" --threads "$(( $(nproc) / np > 0 ? $(nproc) / np : 1 ))" --gpus none --progress never --stats "$stats.$r")
         cmp -s "$one" "$out" || { echo "$name: $label -np $np differs from one process" >&2; exit 1; }
         echo "$name|$label|-np $np|$wall|$stats.$r" >>"$rows"
         python3 - "$stats.$r" >>"$rows" <<'PY'
