@@ -41,6 +41,7 @@
 #include "host/system_memory.hpp"
 #include "io/cleanup.hpp"
 #include "report/stats.hpp"
+#include "report/stopwatch.hpp"
 
 namespace rmgsort {
 namespace {
@@ -139,6 +140,7 @@ int sort_distributed(const Communicator& communicator, const SortOptions& option
   HostBuffer share;
   RankSlice slice;
   agreed(communicator, [&] {
+    Stopwatch setup;
     std::string too_large;
     const std::uint64_t blocks = (job.count + dist::kClassifyBlockRecords - 1) / dist::kClassifyBlockRecords;
     const ExchangeMemory memory{job.count * layout.record_size,
@@ -151,6 +153,7 @@ int sort_distributed(const Communicator& communicator, const SortOptions& option
         throw Error(too_large + "; --unique, --index-output and --verify need a rank's share in memory: use more ranks "
                     "or a larger --host-memory");
       share_file.emplace(ShareFile::create(options.temp_dir));
+      report.setup_seconds = setup.seconds();
       return;
     }
     share = HostBuffer(std::size_t(job.count * (layout.record_size + (positions ? 8 : 0))));
@@ -158,6 +161,7 @@ int sort_distributed(const Communicator& communicator, const SortOptions& option
       report.plan->engine->place(share.data(), share.capacity());
       report.plan->engine->pin(share.data(), share.capacity());
     }
+    report.setup_seconds = setup.seconds();
     slice = read_slice(input, job.first, job.count, options.verify);
   });
   report.read_seconds = slice.seconds;
@@ -188,9 +192,11 @@ int sort_distributed(const Communicator& communicator, const SortOptions& option
   report.classify_seconds = counts.seconds;
   const dist::ShareTarget target = share_file ? dist::ShareTarget{nullptr, share_file->sink()}
                                               : dist::ShareTarget{share.data(), {}};
+  Stopwatch exchange_setup;
   const std::unique_ptr<dist::Exchange> exchange = make_exchange(
       communicator, report, std::min(dist::Exchange::kMaxRoundBytes,
                                      std::max(staging, std::size_t(communicator.size()) * share_slice.wire_bytes())));
+  report.exchange_setup_seconds = exchange_setup.seconds();
   report.exchange_name = exchange->name();
   report.exchange = dist::exchange_shares(communicator, *exchange, classes, share_slice, counts, target, staging);
   report.received = job.count;

@@ -26,7 +26,9 @@ Json DistributedReport::gather(const dist::Communicator& communicator) const {
                                 micros(write_seconds),
                                 duplicates_dropped,
                                 outcome ? std::uint64_t{1} : 0,
-                                micros(classify_seconds)};
+                                micros(classify_seconds),
+                                micros(setup_seconds),
+                                micros(exchange_setup_seconds)};
   constexpr std::size_t kFields = std::size(mine);
   const std::vector<std::uint64_t> all = communicator.all_gather(mine);
   const auto column = [&](std::size_t field) {
@@ -52,6 +54,8 @@ Json DistributedReport::gather(const dist::Communicator& communicator) const {
   json["exchange_seconds"] = seconds(4);
   json["splitter_seconds"] = seconds(5);
   json["classify_seconds"] = seconds(11);
+  json["setup_seconds"] = seconds(12);
+  json["exchange_setup_seconds"] = seconds(13);
   json["read_seconds"] = seconds(6);
   json["sort_seconds"] = seconds(7);
   json["write_seconds"] = seconds(8);

@@ -37,6 +37,10 @@ class DistributedReport {
   std::optional<SortPlan> plan;
   double read_seconds = 0, sort_seconds = 0, write_seconds = 0;
   double classify_seconds = 0;  // the destinations' pass (dist::count_shares)
+  // Before the read: the share's plan (engine, GPU memory, its host memory placed and page-locked).
+  double setup_seconds = 0;
+  // Making the exchange (for NCCL: the communicator over the ranks' GPUs).
+  double exchange_setup_seconds = 0;
   dist::SplitterReport splitters;
   dist::ExchangeReport exchange;
   std::string exchange_name = "mpi";  // the Exchange that moved the records

@@ -145,6 +145,7 @@ d = json.load(open(sys.argv[1]))["distributed"]
 assert d["splitter_levels"] == 2, d
 assert d["splitter_slice_passes"] == (2 if sys.argv[2] == "default" else 3), d
 assert len(d["classify_seconds"]) == 2, d
+assert len(d["setup_seconds"]) == 2 and len(d["exchange_setup_seconds"]) == 2, d
 PY
   rm -f "$D"/*
 done
