@@ -78,13 +78,16 @@ std::size_t staging_bytes(const SortOptions& options) {
   return std::size_t(bytes);
 }
 
-// The exchange: between the GPUs with NCCL when every rank sorts on GPUs (and the build has NCCL),
-// unless RMGSORT_EXCHANGE=mpi asks for host memory; else MPI over host memory. Collective.
+// The exchange: between the GPUs with NCCL when two or more ranks sort on GPUs (and the build has
+// NCCL), unless RMGSORT_EXCHANGE=mpi asks for host memory; else MPI over host memory. One rank sends
+// nothing, and NCCL's communicator would only cost its set-up, unless RMGSORT_EXCHANGE=nccl asks
+// for it (to run the NCCL path where there is one GPU). Collective.
 std::unique_ptr<dist::Exchange> make_exchange(const Communicator& communicator, const DistributedReport& report,
                                               std::size_t round_bytes) {
 #if RMGSORT_WITH_NCCL
   const char* forced = std::getenv("RMGSORT_EXCHANGE");
-  const bool mpi = forced != nullptr && std::string_view(forced) == "mpi";
+  const std::string_view asked = forced != nullptr ? forced : "";
+  const bool mpi = asked == "mpi" || (communicator.size() == 1 && asked != "nccl");
   const bool on_gpus = report.plan && !report.plan->engine->devices().empty() && !report.gpus.empty();
   // (Ranks that share a GPU, e.g. more ranks than GPUs on a node, exchange over MPI: NCCL refuses them.)
   if (communicator.all_min(on_gpus && !mpi ? 1 : 0) == 1 &&
