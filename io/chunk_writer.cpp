@@ -109,7 +109,8 @@ void ChunkWriter::append(std::span<const std::byte> chunk) {
 void ChunkWriter::append_mapped(std::span<const std::byte> chunk) {
   const std::uint64_t offset = base_offset_ + bytes_appended_;
   bytes_appended_ += chunk.size();
-  const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+  const unsigned threads =
+      options_.mapped_threads > 0 ? options_.mapped_threads : std::max(1u, std::thread::hardware_concurrency());
   if (!write_behind_) {
     mapped_->write(chunk, offset, threads);
     stats_.buffered_bytes += chunk.size();

@@ -34,6 +34,8 @@ struct WriteOptions {
   // (io/detail/mapped_output.hpp says why); it is not preallocated then, as fallocate would allocate its
   // pages from one thread.
   bool map_memory_file_system = true;
+  // The threads that copy into that mapping; 0: one a core.
+  unsigned mapped_threads = 0;
 };
 
 struct WriteStats {
@@ -69,6 +71,8 @@ class ChunkWriter {
   WriteStats finish();
 
   [[nodiscard]] std::uint64_t bytes_appended() const { return bytes_appended_; }
+  // WriteOptions::mapped_threads from the next append() on: fewer while other work shares the cores.
+  void set_mapped_threads(unsigned threads) { options_.mapped_threads = threads; }
 
  private:
   void wait_one();

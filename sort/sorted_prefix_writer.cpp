@@ -1,0 +1,100 @@
+#include "sort/sorted_prefix_writer.hpp"
+
+#include <algorithm>
+#include <span>
+
+namespace rmgsort {
+namespace {
+
+WriteOptions while_sorting() {
+  WriteOptions options;
+  options.mapped_threads = prefix_writer_config::kMappedThreadsWhileSorting;
+  return options;
+}
+
+}  // namespace
+
+SortedPrefixWriter::SortedPrefixWriter(const SortRun& run, const RecordLayout& layout, std::byte* records,
+                                       std::uint64_t bytes)
+    : records_(records),
+      bytes_(bytes),
+      record_size_(layout.record_size),
+      // Not write-behind: this thread waits for each piece, and buffered writes then copy inside
+      // their submitting call (io/chunk_writer.hpp).
+      writer_(run.output_fd, run.output_name, while_sorting(), bytes, /*write_behind=*/false) {
+  if (run.unique) unique_.emplace(layout, run.order);
+  thread_ = std::thread([this] { run_writes(); });
+}
+
+SortedPrefixWriter::~SortedPrefixWriter() {
+  {
+    const std::lock_guard lock(mutex_);
+    stop_ = true;
+  }
+  wake_.notify_one();
+  if (thread_.joinable()) thread_.join();
+}
+
+void SortedPrefixWriter::sorted(std::uint64_t records) {
+  {
+    const std::lock_guard lock(mutex_);
+    final_ = std::max(final_, records * record_size_);
+  }
+  wake_.notify_one();
+}
+
+void SortedPrefixWriter::finish() {
+  {
+    const std::lock_guard lock(mutex_);
+    sort_done_ = true;
+    final_ = bytes_;
+    written_while_sorting_ = written_;
+  }
+  wake_.notify_one();
+  thread_.join();
+  if (failure_) std::rethrow_exception(failure_);
+  writer_.finish();
+}
+
+std::uint64_t SortedPrefixWriter::piece_end() const {
+  using namespace prefix_writer_config;
+  const std::uint64_t end = std::min(final_, written_ + kMaxPieceBytes);
+  if (end == final_ && (sort_done_ || final_ == bytes_)) return end;  // the last pieces: all that is left
+  std::uint64_t aligned = end / kPieceAlignment * kPieceAlignment;
+  aligned -= aligned % record_size_;
+  return aligned >= written_ + kMinPieceBytes ? aligned : written_;
+}
+
+void SortedPrefixWriter::run_writes() {
+  bool every_core = false;
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    wake_.wait(lock, [&] { return stop_ || written_ == bytes_ || piece_end() > written_; });
+    if (stop_ || written_ == bytes_) return;
+    const std::uint64_t begin = written_, end = piece_end();
+    const bool sort_done = sort_done_;
+    lock.unlock();
+    try {
+      if (sort_done && !every_core) {
+        writer_.set_mapped_threads(0);
+        every_core = true;
+      }
+      write(begin, end);
+    } catch (...) {
+      lock.lock();
+      failure_ = std::current_exception();
+      return;
+    }
+    lock.lock();
+    written_ = end;
+  }
+}
+
+void SortedPrefixWriter::write(std::uint64_t begin, std::uint64_t end) {
+  std::byte* piece = records_ + begin;
+  std::uint64_t count = (end - begin) / record_size_;
+  if (unique_) count = unique_->keep_firsts(piece, nullptr, count);
+  writer_.append(std::span<const std::byte>(piece, count * record_size_));
+}
+
+}  // namespace rmgsort
