@@ -1,14 +1,21 @@
 #include "sort/sorted_prefix_writer.hpp"
 
+#include <tbb/global_control.h>
+#include <tbb/task_arena.h>
+
 #include <algorithm>
 #include <span>
 
 namespace rmgsort {
 namespace {
 
+// The mapped writes' threads while the sort runs on the threads of the current arena (within --threads).
 WriteOptions while_sorting() {
+  const std::size_t sort_threads =
+      std::min(std::size_t(tbb::this_task_arena::max_concurrency()),
+               tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism));
   WriteOptions options;
-  options.mapped_threads = prefix_writer_config::kMappedThreadsWhileSorting;
+  options.mapped_threads = unsigned(std::max<std::size_t>(1, sort_threads / prefix_writer_config::kCoresPerMappedThread));
   return options;
 }
 

@@ -31,8 +31,14 @@ inline constexpr std::uint64_t kMaxPieceBytes = std::uint64_t{256} << 20;
 // Pieces end on multiples of this (but the last), so that direct writes stay aligned.
 inline constexpr std::uint64_t kPieceAlignment = std::uint64_t{1} << 20;
 // Threads that copy into a memory file system's mapping while the sort runs (io/detail/mapped_output.hpp):
-// one, so that the sort keeps the other cores; every core for what is left after it.
-inline constexpr unsigned kMappedThreadsWhileSorting = 1;
+// one for every kCoresPerMappedThread of the sort's threads (at least one), so that the sort keeps most cores;
+// every core for what is left after it. Few threads use the kernel best: one thread wrote /dev/shm
+// at 2.0 GB/s (write(), 16-thread host) and 1.6-1.9 GB/s (the mapping, 2-core machine), all 16
+// threads of the host only at 4.3 GB/s (bench_results/2026-11-24-cpu-file-and-page-locking-h100host.md).
+// 2^29 u64 keys on the 2-core machine, one thread: the write after the sort 5.5-6.5 s -> 1.5-2.3 s,
+// the sort 5.5-8.3 s -> 11.5-12.5 s (two cores leave nothing to hide it in;
+// bench_results/2026-11-24-cpu-write-while-sorting-2core.md).
+inline constexpr unsigned kCoresPerMappedThread = 8;
 }  // namespace prefix_writer_config
 
 class SortedPrefixWriter {
