@@ -2,9 +2,10 @@
 # The CPU sort end to end, file to file (issue 17's figure: 2^30 u64 keys, /dev/shm to /dev/shm, >= 8x
 # the baseline): `rmgsort sort IN -o OUT -t TYPE --gpus none` against `cpu_sort_bench file-baseline`
 # (read, tbb::parallel_sort, write), and, when $BEFORE names another rmgsort binary, that one too, in
-# the same run, the contenders taking turns REPEATS times. Prints a markdown table: wall seconds, the
-# speed-up over the baseline of that turn, rmgsort's read / sort / write phases (--stats; the write is
-# what the sort did not hide) and the bytes written while the sort still ran. Outputs are compared.
+# the same run, the contenders taking turns REPEATS times (rmgsort's two going first in turn). Prints
+# a markdown table: wall seconds, the speed-up over the baseline of that turn, rmgsort's read / sort /
+# write phases (--stats; the write is what the sort did not hide) and the bytes written while the
+# sort still ran. Outputs are compared.
 # Usage: scripts/bench_cpu_file_sort.sh [WORK_DIR (/dev/shm)] [LOG2_KEYS (30)] [TYPE (u64)] [REPEATS (3)]
 # Binaries: $RMGSORT (default build/app/rmgsort), $CPU_SORT_BENCH (default next to it), $BEFORE.
 set -euo pipefail
@@ -36,7 +37,9 @@ echo "|---|---|---|---|---|---|"
 for turn in $(seq 1 "$repeats"); do
   baseline=$("$bench" file-baseline "$work/in" "$work/baseline" "$type" | cut -d= -f2)
   echo "| $turn | read + tbb::parallel_sort + write | $baseline | 1.00x | | |"
-  for contender in ${before:+before} after; do
+  contenders="${before:+before} after"
+  (( turn % 2 == 0 )) && contenders="after ${before:+before}"  # each goes first in turn
+  for contender in $contenders; do
     binary=$rmgsort
     [[ $contender == before ]] && binary=$before
     rm -f "$work/out"

@@ -65,8 +65,11 @@ void SortedPrefixWriter::finish() {
 
 std::uint64_t SortedPrefixWriter::piece_end() const {
   using namespace prefix_writer_config;
+  // Once the sort is done, the rest in one piece: a memory file system's write gives each of its
+  // threads 64 MiB at a time (io/detail/mapped_output.cpp), so smaller pieces would use fewer cores.
+  if (sort_done_) return final_;
   const std::uint64_t end = std::min(final_, written_ + kMaxPieceBytes);
-  if (end == final_ && (sort_done_ || final_ == bytes_)) return end;  // the last pieces: all that is left
+  if (end == bytes_) return end;  // the last piece: whatever is left
   std::uint64_t aligned = end / kPieceAlignment * kPieceAlignment;
   aligned -= aligned % record_size_;
   return aligned >= written_ + kMinPieceBytes ? aligned : written_;

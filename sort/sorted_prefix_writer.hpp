@@ -22,10 +22,10 @@
 namespace rmgsort {
 
 namespace prefix_writer_config {
-// A piece is written once this much more is final (the last piece: whatever is left), so that a
-// write is never a small one; and at most this much at a time, so that the write of the rest
-// switches to every core soon after the sort ends. The first pass's buckets of 2^30 u64 keys are
-// 32 MiB each.
+// While the sort runs, a piece is written once this much more is final (the last piece: whatever
+// is left), so that a write is never a small one; and at most this much at a time, so that the
+// write of the rest, in one piece on every core, starts soon after the sort ends. The first pass's
+// buckets of 2^30 u64 keys are 32 MiB each.
 inline constexpr std::uint64_t kMinPieceBytes = std::uint64_t{8} << 20;
 inline constexpr std::uint64_t kMaxPieceBytes = std::uint64_t{256} << 20;
 // Pieces end on multiples of this (but the last), so that direct writes stay aligned.
