@@ -30,6 +30,9 @@ SortedPrefixWriter::SortedPrefixWriter(const SortRun& run, const RecordLayout& l
       // their submitting call (io/chunk_writer.hpp).
       writer_(run.output_fd, run.output_name, while_sorting(), bytes, /*write_behind=*/false) {
   if (run.unique) unique_.emplace(layout, run.order);
+  // (--unique writes less than the input, at other offsets: nothing to populate ahead.)
+  if (writer_.populates() && !run.unique)
+    populate_step_ = prefix_writer_config::kPopulateBytesPerThread * while_sorting().mapped_threads;
   thread_ = std::thread([this] { run_writes(); });
 }
 
@@ -75,12 +78,31 @@ std::uint64_t SortedPrefixWriter::piece_end() const {
   return aligned >= written_ + kMinPieceBytes ? aligned : written_;
 }
 
+bool SortedPrefixWriter::populate_due() const {
+  return populate_step_ > 0 && !sort_done_ && std::max(populated_, written_) < bytes_;
+}
+
 void SortedPrefixWriter::run_writes() {
   bool every_core = false;
   std::unique_lock lock(mutex_);
   for (;;) {
-    wake_.wait(lock, [&] { return stop_ || written_ == bytes_ || piece_end() > written_; });
+    wake_.wait(lock, [&] { return stop_ || written_ == bytes_ || piece_end() > written_ || populate_due(); });
     if (stop_ || written_ == bytes_) return;
+    if (piece_end() == written_) {
+      // Nothing final to write (the sort's first pass): the pages ahead, so that writing them only copies.
+      const std::uint64_t begin = std::max(populated_, written_), end = std::min(bytes_, begin + populate_step_);
+      lock.unlock();
+      try {
+        writer_.populate(begin, end);
+      } catch (...) {
+        lock.lock();
+        failure_ = std::current_exception();
+        return;
+      }
+      lock.lock();
+      populated_ = end;
+      continue;
+    }
     const std::uint64_t begin = written_, end = piece_end();
     const bool sort_done = sort_done_;
     lock.unlock();
