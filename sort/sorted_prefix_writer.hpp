@@ -36,9 +36,10 @@ inline constexpr std::uint64_t kPieceAlignment = std::uint64_t{1} << 20;
 // every core for what is left after it. Few threads use the kernel best: one thread wrote /dev/shm
 // at 2.0 GB/s (write(), 16-thread host) and 1.6-1.9 GB/s (the mapping, 2-core machine), all 16
 // threads of the host only at 4.3 GB/s (bench_results/2026-11-24-cpu-file-and-page-locking-h100host.md).
-// 2^29 u64 keys on the 2-core machine, one thread: the write after the sort 5.5-6.5 s -> 1.5-2.3 s,
-// the sort 5.5-8.3 s -> 11.5-12.5 s (two cores leave nothing to hide it in;
-// bench_results/2026-11-24-cpu-write-while-sorting-2core.md).
+// 2^29 u64 keys on the 2-core machine, one thread (before populating ahead): the write after the
+// sort 5.8-6.5 s -> 1.5-2.3 s, the sort 5.5-8.3 s -> 11.5-12.5 s: two cores leave no idle one to
+// hide the write in (bench_results/2026-11-24-cpu-write-while-sorting-2core.md). Not measured
+// where it matters, on many cores: 1 in 8 is chosen from the single-thread figures above.
 inline constexpr unsigned kCoresPerMappedThread = 8;
 // On a memory file system, while nothing is final to write (the sort's first pass), the writer
 // populates the output's pages ahead, this much a thread at a time (io/detail/mapped_output.cpp's
