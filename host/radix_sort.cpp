@@ -14,6 +14,7 @@
 #include "host/radix_block_partition.hpp"
 #include "host/radix_sort_cache.hpp"
 #include "host/radix_sort_config.hpp"
+#include "host/radix_sort_prefix.hpp"
 #include "host/radix_sort_presorted.hpp"
 
 namespace rmgsort {
@@ -32,7 +33,8 @@ std::size_t radix_sort_threads() {
 // One sort call. keys_ holds the caller's bit patterns until a range's first read ("raw", kRaw),
 // encoded radix bits afterwards (every in-place pass stores keys encoded); every sort_* function
 // leaves its range sorted and decoded, and is told that the range's keys agree on every bit at and
-// above `bit_end`. Each range that leaves the parallel passes sorted is counted once to `sorted_`.
+// above `bit_end`. Each range that leaves the parallel passes sorted is counted once to `sorted_`;
+// the prefix finished is told to `prefix_` (the first pass's buckets, or the whole range at once).
 template <class T, SortOrder kOrder>
 class RadixSorter {
   using Cache = CacheSorter<T, kOrder>;
@@ -54,14 +56,19 @@ class RadixSorter {
   };
 
  public:
-  RadixSorter(Bits* keys, std::size_t n, const SortedKeysHook& sorted)
-      : keys_(keys), n_(n), concurrency_(radix_sort_threads()), sorted_(sorted ? &sorted : nullptr) {}
+  RadixSorter(Bits* keys, std::size_t n, const SortedKeysHook& sorted, const SortedPrefixHook& prefix)
+      : keys_(keys),
+        n_(n),
+        concurrency_(radix_sort_threads()),
+        sorted_(sorted ? &sorted : nullptr),
+        prefix_(prefix ? &prefix : nullptr) {}
 
   void sort() {
     const std::size_t n = n_;
     if (n <= kSequentialKeys) {
       if (n > 1) sort_in_cache<true>(0, n, kKeyBits);
-      return placed(n);
+      placed(n);
+      return finished_all();
     }
     using radix_sort_detail::Presorted;
     const Presorted presorted = radix_sort_detail::find_presorted(
@@ -70,6 +77,7 @@ class RadixSorter {
     // Equal keys are the same bytes, so the reverse of a descending input is the sorted one.
     if (presorted == Presorted::descending) radix_sort_detail::reverse_in_parallel(keys_, n, kKeysPerTask);
     placed(n);
+    finished_all();
   }
 
  private:
@@ -84,6 +92,10 @@ class RadixSorter {
   };
   void placed(std::size_t keys) const {
     if (sorted_ != nullptr && keys > 0) (*sorted_)(keys);
+  }
+  // Every key is sorted and decoded, told at once (the first parallel pass tells its buckets itself).
+  void finished_all() const {
+    if (prefix_ != nullptr && n_ > 0) (*prefix_)(n_);
   }
 
   template <bool kRaw>
@@ -138,7 +150,9 @@ class RadixSorter {
     if (differing == 0) differing = exact_differing<kRaw>(keys, n);
     if (differing == 0) {
       if constexpr (!kRaw) decode_all(keys, n);
-      return placed(n);
+      placed(n);
+      if (kRaw) finished_all();  // only the first pass reads raw keys
+      return;
     }
     int shift = Cache::next_shift(differing, bit_end, kDigitBits);
     // The range's share of the threads, so that the passes running at once (on disjoint ranges)
@@ -153,10 +167,13 @@ class RadixSorter {
     if (shift == 0) {
       // Each bucket holds one value: the range is sorted once decoded.
       decode_all(keys, n);
-      return placed(n);
+      placed(n);
+      if (kRaw) finished_all();
+      return;
     }
 
     const auto& bucket_begin = outcome.bucket_begin;
+    if (kRaw && prefix_ != nullptr) return sort_buckets_in_order(begin, shift, bucket_begin);
     // (The partitioning of parallel_for(0, kBuckets, body): each chunk of buckets sums the keys its
     // cache-sized buckets leave sorted, and counts them once.)
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, kBuckets), [&](const auto& buckets) {
@@ -175,10 +192,30 @@ class RadixSorter {
     });
   }
 
+  // The first pass's buckets when the finished prefix is asked for: in ascending order, each told
+  // to prefix_ once it and every bucket before it are sorted.
+  template <class BucketBegin>
+  void sort_buckets_in_order(std::size_t begin, int shift, const BucketBegin& bucket_begin) {
+    radix_sort_detail::FinishedPrefix finished(bucket_begin.data(), kBuckets, *prefix_);
+    radix_sort_detail::for_each_bucket_in_order(
+        kBuckets, concurrency_,
+        [&](std::size_t d) {
+          const std::size_t size = bucket_begin[d + 1] - bucket_begin[d];
+          if (size > kSequentialKeys) {
+            sort_parallel<false>(begin + bucket_begin[d], begin + bucket_begin[d + 1], shift);
+          } else if (size > 0) {
+            sort_in_cache<false>(begin + bucket_begin[d], begin + bucket_begin[d + 1], shift);
+            placed(size);
+          }
+        },
+        [&](std::size_t d) { finished.finish(d); });
+  }
+
   Bits* keys_;
   std::size_t n_;  // the keys of the whole sort
   std::size_t concurrency_;
-  const SortedKeysHook* sorted_;  // nullptr: nobody asks
+  const SortedKeysHook* sorted_;    // nullptr: nobody asks
+  const SortedPrefixHook* prefix_;  // nullptr: nobody asks
   tbb::enumerable_thread_specific<CacheScratch> scratch_;
   radix_sort_detail::StripeBufferPool<Bits> pool_;
 };
@@ -195,21 +232,21 @@ std::uint64_t radix_sort_scratch_bytes(KeyType type, std::uint64_t keys) {
 }
 
 template <class T>
-void radix_sort(T* keys, std::size_t n, SortOrder order, const SortedKeysHook& sorted) {
+void radix_sort(T* keys, std::size_t n, SortOrder order, const SortedKeysHook& sorted, const SortedPrefixHook& prefix) {
   // The sorter reads and writes the keys only as unsigned bit patterns of the same width.
   auto* bits = reinterpret_cast<RadixBits<T>*>(keys);
   if (order == SortOrder::ascending) {
-    RadixSorter<T, SortOrder::ascending>(bits, n, sorted).sort();
+    RadixSorter<T, SortOrder::ascending>(bits, n, sorted, prefix).sort();
   } else {
-    RadixSorter<T, SortOrder::descending>(bits, n, sorted).sort();
+    RadixSorter<T, SortOrder::descending>(bits, n, sorted, prefix).sort();
   }
 }
 
-template void radix_sort<std::uint32_t>(std::uint32_t*, std::size_t, SortOrder, const SortedKeysHook&);
-template void radix_sort<std::uint64_t>(std::uint64_t*, std::size_t, SortOrder, const SortedKeysHook&);
-template void radix_sort<std::int32_t>(std::int32_t*, std::size_t, SortOrder, const SortedKeysHook&);
-template void radix_sort<std::int64_t>(std::int64_t*, std::size_t, SortOrder, const SortedKeysHook&);
-template void radix_sort<float>(float*, std::size_t, SortOrder, const SortedKeysHook&);
-template void radix_sort<double>(double*, std::size_t, SortOrder, const SortedKeysHook&);
+template void radix_sort<std::uint32_t>(std::uint32_t*, std::size_t, SortOrder, const SortedKeysHook&, const SortedPrefixHook&);
+template void radix_sort<std::uint64_t>(std::uint64_t*, std::size_t, SortOrder, const SortedKeysHook&, const SortedPrefixHook&);
+template void radix_sort<std::int32_t>(std::int32_t*, std::size_t, SortOrder, const SortedKeysHook&, const SortedPrefixHook&);
+template void radix_sort<std::int64_t>(std::int64_t*, std::size_t, SortOrder, const SortedKeysHook&, const SortedPrefixHook&);
+template void radix_sort<float>(float*, std::size_t, SortOrder, const SortedKeysHook&, const SortedPrefixHook&);
+template void radix_sort<double>(double*, std::size_t, SortOrder, const SortedKeysHook&, const SortedPrefixHook&);
 
 }  // namespace rmgsort

@@ -25,8 +25,18 @@ namespace rmgsort {
 // up to its n.
 using SortedKeysHook = std::function<void(std::size_t keys)>;
 
+// Told, by whichever thread finished them, that keys[0, k) are sorted, in their final place and
+// form (decoded), so that they may be read (written out) while the sort goes on; the sort does not
+// touch them again. The calls do not overlap, k grows from call to call, and the last one has
+// k = n (none for n = 0); each should return quickly, as sorting threads wait on it. The prefix
+// grows bucket by bucket of the first parallel pass (at most 256 calls; its buckets are sorted in
+// ascending order): 2^30 uniform u64 keys make 256 calls of 2^22 keys. An input that needs no such
+// pass (at most a cache's size, presorted, all keys equal) makes one call, when it is sorted.
+using SortedPrefixHook = std::function<void(std::size_t keys)>;
+
 // Sorts keys[0, n) in `order`, in place. Runs on the current oneTBB arena (its concurrency is the
-// caller's --threads). Synchronous. SORTED, when not empty, is told the keys placed as the sort goes.
+// caller's --threads). Synchronous. SORTED, when not empty, is told the keys placed as the sort goes;
+// PREFIX, when not empty, the sorted prefix as it grows.
 // Not stable, which no caller can tell: keys of equal radix bits are the same bytes.
 //
 // MSD radix sort on the encoded radix bits: in-place block passes (IPS²Ra's, host/radix_block_partition.hpp)
@@ -35,6 +45,7 @@ using SortedKeysHook = std::function<void(std::size_t keys)>;
 // leading bits in which the range's keys agree, so constant leading bits (skew, narrow ranges)
 // cost no pass, and all-equal keys one read.
 template <class T>
-void radix_sort(T* keys, std::size_t n, SortOrder order, const SortedKeysHook& sorted = {});
+void radix_sort(T* keys, std::size_t n, SortOrder order, const SortedKeysHook& sorted = {},
+                const SortedPrefixHook& prefix = {});
 
 }  // namespace rmgsort

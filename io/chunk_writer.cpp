@@ -109,7 +109,7 @@ void ChunkWriter::append(std::span<const std::byte> chunk) {
 void ChunkWriter::append_mapped(std::span<const std::byte> chunk) {
   const std::uint64_t offset = base_offset_ + bytes_appended_;
   bytes_appended_ += chunk.size();
-  const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+  const unsigned threads = mapped_threads();
   if (!write_behind_) {
     mapped_->write(chunk, offset, threads);
     stats_.buffered_bytes += chunk.size();
@@ -120,6 +120,16 @@ void ChunkWriter::append_mapped(std::span<const std::byte> chunk) {
     mapped_->write(chunk, offset, threads);
   });
   pending_mapped_bytes_ = chunk.size();
+}
+
+void ChunkWriter::populate(std::uint64_t begin, std::uint64_t end) {
+  if (!mapped_ || begin >= end) return;
+  wait_mapped();  // one mapped write at a time
+  mapped_->populate(base_offset_ + begin, end - begin, mapped_threads());
+}
+
+unsigned ChunkWriter::mapped_threads() const {
+  return options_.mapped_threads > 0 ? options_.mapped_threads : std::max(1u, std::thread::hardware_concurrency());
 }
 
 void ChunkWriter::wait_mapped() {

@@ -34,6 +34,8 @@ struct WriteOptions {
   // (io/detail/mapped_output.hpp says why); it is not preallocated then, as fallocate would allocate its
   // pages from one thread.
   bool map_memory_file_system = true;
+  // The threads that copy into that mapping; 0: one a core.
+  unsigned mapped_threads = 0;
 };
 
 struct WriteStats {
@@ -69,12 +71,22 @@ class ChunkWriter {
   WriteStats finish();
 
   [[nodiscard]] std::uint64_t bytes_appended() const { return bytes_appended_; }
+  // WriteOptions::mapped_threads from the next append() on: fewer while other work shares the cores.
+  void set_mapped_threads(unsigned threads) { options_.mapped_threads = threads; }
+  // Whether populate() does anything: the output is written through a memory file system's mapping.
+  [[nodiscard]] bool populates() const { return mapped_ != nullptr; }
+  // On a memory file system, allocates the file's pages for output bytes [begin, end), counted
+  // from the writer's first byte as bytes_appended() is, on WriteOptions::mapped_threads threads,
+  // so that appending them later only copies (io/detail/mapped_output.hpp); elsewhere nothing.
+  // Throws as append() does ("No space left on device").
+  void populate(std::uint64_t begin, std::uint64_t end);
 
  private:
   void wait_one();
   void push(const Block& block);
   void append_mapped(std::span<const std::byte> chunk);
   void wait_mapped();
+  [[nodiscard]] unsigned mapped_threads() const;  // WriteOptions::mapped_threads, 0 made every core
 
   int fd_;
   std::string path_;

@@ -1,6 +1,7 @@
 #include "sort/cpu_engine.hpp"
 
 #include <limits>
+#include <utility>
 
 #include "core/record_pair.hpp"
 #include "host/pair_sort.hpp"
@@ -28,6 +29,12 @@ std::uint64_t CpuEngine::host_bytes_beside(std::uint64_t keys) const {
 bool CpuEngine::report_to(Progress& progress) {
   if (pairs_ || tag_sorter_) return false;
   progress_ = &progress;
+  return true;
+}
+
+bool CpuEngine::hand_prefixes_to(SortedPrefixSink sink) {
+  if (pairs_ || tag_sorter_) return false;
+  prefix_sink_ = std::move(sink);
   return true;
 }
 
@@ -63,7 +70,7 @@ SortedRound CpuEngine::sort(std::byte* records, std::uint64_t count, SortOrder o
   if (progress_ != nullptr)
     placed = [progress = progress_, width = layout_.record_size](std::size_t keys) { progress->advance(keys * width); };
   visit_key_type(layout_.key_type, [&]<class T>(T) {
-    radix_sort(reinterpret_cast<T*>(records), count, order, placed);
+    radix_sort(reinterpret_cast<T*>(records), count, order, placed, prefix_sink_);
   });
   return SortedRound{{records, count * layout_.record_size}, {}};
 }

@@ -35,6 +35,9 @@ class CpuEngine final : public SortEngine {
   // returns true: bare keys, whose radix sort tells what it has placed (host/radix_sort.hpp).
   // Records, sorted as pairs or by tags, tell nothing before their sort returns: false.
   bool report_to(Progress& progress) override;
+  // Bare keys: their radix sort's finished prefix (host/radix_sort.hpp, SortedPrefixHook), true.
+  // Records, sorted as pairs or by tags: false (their sort is final only when it returns).
+  bool hand_prefixes_to(SortedPrefixSink sink) override;
 
   [[nodiscard]] std::vector<std::uint64_t> device_bytes_allocated() const override { return {}; }
   // Records sorted by tags: the tag sort's steps so far (benchmarks); nullptr otherwise.
@@ -55,6 +58,7 @@ class CpuEngine final : public SortEngine {
   std::uint64_t scratch_keys_ = 0;
   HostBuffer scratch_;  // the buffer of the pairs' or of the tags' sort (bare keys need none)
   Progress* progress_ = nullptr;  // report_to()
+  SortedPrefixSink prefix_sink_;  // hand_prefixes_to()
 };
 
 }  // namespace rmgsort

@@ -5,6 +5,7 @@
 #include "report/stopwatch.hpp"
 #include "host/order_check.hpp"
 #include "io/uring_writer.hpp"
+#include "sort/sorted_prefix_writer.hpp"
 #include "sort/sorted_sink.hpp"
 #include "sort/unique_filter.hpp"
 
@@ -22,9 +23,26 @@ SortOutcome sort_in_memory(SortEngine& engine, KeysInMemory& keys, const SortRun
   // An engine that tells the bytes it has placed as it goes (the CPU's, of bare keys) gives its
   // phase a total, and so a percentage. The others' phases show only their time.
   const bool told = engine.report_to(progress);
+  // An engine that tells the prefix it has finished (the CPU's, of bare keys) has it written while
+  // it sorts the rest, unless something must be checked first (--verify writes nothing when it
+  // fails) or a second output is written (--index-output).
+  std::optional<SortedPrefixWriter> streaming;
+  if (run.output_fd >= 0 && run.index_fd < 0 && !run.verify &&
+      engine.hand_prefixes_to([&streaming](std::uint64_t records) { streaming->sorted(records); })) {
+    streaming.emplace(run, layout, keys.keys.data(), keys.bytes);
+  }
   progress.phase(devices.empty() ? std::string("sorting") : "sorting on " + devices, told ? keys.bytes : 0);
   SortedRound sorted = engine.sort(keys.keys.data(), count, run.order);
   outcome.times.sort = phase.lap();
+  if (streaming) {
+    engine.hand_prefixes_to({});
+    progress.phase("writing " + run.output_name, 0);
+    streaming->finish();
+    outcome.times.write = phase.lap();  // what the sort did not hide
+    outcome.written_while_sorting = streaming->written_while_sorting();
+    outcome.duplicates_dropped = streaming->duplicates_dropped();
+    return outcome;
+  }
   if (run.verify) {
     progress.phase("verifying", 0);
     OrderChecker order(layout, run.order);

@@ -1,5 +1,7 @@
 // The in-memory path: keys that one sort of the engine takes, sorted at once where they lie, checked
-// when --verify asks, then written whole (with --unique, the first record of each run of equal keys).
+// when --verify asks, then written whole (with --unique, the first record of each run of equal keys);
+// or, on an engine that tells its finished prefix and without --verify, written while they are sorted
+// (sort/sorted_prefix_writer.hpp).
 #pragma once
 
 #include "sort/read_keys.hpp"

@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -31,6 +32,11 @@ struct SortedRound {
   std::span<const std::byte> records;        // count records of the user's layout
   std::span<const std::uint64_t> positions;  // count positions, or empty (PositionSource::none)
 };
+
+// Told that records [0, k) of the sort() under way are sorted, in their final place and form: they
+// may be written while the sort goes on, which does not touch them again (sort/sorted_prefix_writer.hpp).
+// Calls come from any thread, one at a time, k growing, the last with k = count.
+using SortedPrefixSink = std::function<void(std::uint64_t records)>;
 
 // Where the positions of --index-output come from: none; the records' places in the sort's input
 // (a sort of the whole input); or a u64 appended to every record by the spill pass that read it
@@ -72,6 +78,10 @@ class SortEngine {
   // From now on, adds the bytes each sort() has placed to `progress` as it goes, and returns true;
   // false (the default) for an engine that tells nothing before its sort returns.
   virtual bool report_to(Progress& /*progress*/) { return false; }
+  // From now on, tells `sink` the sorted prefix of each sort() in place (records == the sorted
+  // round's records) as it grows, and returns true; false (the default) for an engine that does not
+  // tell it, whose sorted records are final only when sort() returns. An empty sink stops the telling.
+  virtual bool hand_prefixes_to(SortedPrefixSink /*sink*/) { return false; }
 
   // The device memory the engine holds on each GPU, in the order of the selected GPUs ([] on the
   // CPU). Everything is allocated once, so this is also each GPU's peak.

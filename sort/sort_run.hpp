@@ -54,6 +54,10 @@ struct RoundsReport {
 struct SortOutcome {
   std::uint64_t bytes = 0;     // sorted (and written, less the duplicates --unique dropped)
   std::uint64_t duplicates_dropped = 0;  // records --unique left out
+  // Bytes of the sorted records (counted before --unique) written while the sort still ran (in
+  // memory: the CPU's bare keys, sort/sorted_prefix_writer.hpp); times.write is then the write's
+  // time after the sort returned.
+  std::uint64_t written_while_sorting = 0;
   std::string verify_failure;  // why --verify failed; "" when it passed or was not asked for
   PhaseTimes times;
   std::optional<RoundsReport> rounds;  // sorted in rounds in memory

@@ -78,8 +78,16 @@ MappedOutput::MappedOutput(UniqueFd read_write, std::string path, std::uint64_t 
     : read_write_(std::move(read_write)), path_(std::move(path)), size_(size) {}
 
 void MappedOutput::write(std::span<const std::byte> data, std::uint64_t offset, unsigned threads) {
-  if (data.empty()) return;
-  const std::uint64_t end = offset + data.size();
+  fill(data.data(), offset, data.size(), threads);
+}
+
+void MappedOutput::populate(std::uint64_t offset, std::uint64_t bytes, unsigned threads) {
+  fill(nullptr, offset, bytes, threads);
+}
+
+void MappedOutput::fill(const std::byte* data, std::uint64_t offset, std::uint64_t bytes, unsigned threads) {
+  if (bytes == 0) return;
+  const std::uint64_t end = offset + bytes;
   if (end > size_) {
     // Sparse growth allocates nothing: the pages come when they are populated below.
     if (ftruncate(read_write_.get(), off_t(end)) != 0) throw_errno(path_, "write failed");
@@ -88,7 +96,7 @@ void MappedOutput::write(std::span<const std::byte> data, std::uint64_t offset, 
   const std::uint64_t page = std::uint64_t(sysconf(_SC_PAGESIZE));
   const std::uint64_t map_offset = offset / page * page;
   const std::size_t lead = std::size_t(offset - map_offset);  // bytes of the first page before DATA
-  const std::size_t span = lead + data.size();
+  const std::size_t span = lead + std::size_t(bytes);
   const Mapping mapping(read_write_.get(), map_offset, span, path_);
 
   const std::size_t pieces = (span + kPieceBytes - 1) / kPieceBytes;
@@ -105,8 +113,9 @@ void MappedOutput::write(std::span<const std::byte> data, std::uint64_t offset, 
         failure.compare_exchange_strong(expected, errno);
         return;
       }
+      if (data == nullptr) continue;  // populate()
       const std::size_t from = std::max(begin, lead);  // the first page's lead belongs to the file
-      std::memcpy(mapping.data() + from, data.data() + (from - lead), begin + length - from);
+      std::memcpy(mapping.data() + from, data + (from - lead), begin + length - from);
     }
   };
   std::vector<std::thread> helpers;

