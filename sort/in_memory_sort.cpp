@@ -31,11 +31,19 @@ SortOutcome sort_in_memory(SortEngine& engine, KeysInMemory& keys, const SortRun
       engine.hand_prefixes_to([&streaming](std::uint64_t records) { streaming->sorted(records); })) {
     streaming.emplace(run, layout, keys.keys.data(), keys.bytes);
   }
+  // The engine stops telling once this sort is over, thrown out of included: its sink refers to
+  // `streaming`, which ends with this call.
+  struct StopTelling {
+    SortEngine& engine;
+    bool telling;
+    ~StopTelling() {
+      if (telling) (void)engine.hand_prefixes_to({});
+    }
+  } stop_telling{engine, streaming.has_value()};
   progress.phase(devices.empty() ? std::string("sorting") : "sorting on " + devices, told ? keys.bytes : 0);
   SortedRound sorted = engine.sort(keys.keys.data(), count, run.order);
   outcome.times.sort = phase.lap();
   if (streaming) {
-    engine.hand_prefixes_to({});
     progress.phase("writing " + run.output_name, 0);
     streaming->finish();
     outcome.times.write = phase.lap();  // what the sort did not hide
