@@ -43,7 +43,8 @@ class SpillMemory {
  public:
   // BYTES of anonymous memory, every page backed now from THREADS threads (io/host_buffer.hpp
   // populate_pages), so that chunks are copied in at memory speed. Throws rmgsort::Error("spill
-  // memory: cannot allocate N bytes: ...") when the memory cannot be mapped.
+  // memory: cannot allocate N bytes of host memory: ...") when the memory cannot be mapped; memory
+  // mapped that the machine then cannot back ends the process as any first touch would.
   static SpillMemory reserve(std::uint64_t bytes, unsigned threads);
   // The bytes round ROUND of FILE (in memory, appending over) takes, in the round's order, for the
   // spill file of a pass that reads that round, and only that round, once, front to back through
