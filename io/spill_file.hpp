@@ -48,9 +48,10 @@ class SpillMemory {
   static SpillMemory reserve(std::uint64_t bytes, unsigned threads);
   // The bytes round ROUND of FILE (in memory, appending over) takes, in the round's order, for the
   // spill file of a pass that reads that round, and only that round, once, front to back through
-  // SpillRoundChunks (spill_sort's pass over a round too large). Safe: that pass appends each chunk
-  // after it has classified it, so its writes stay behind its reads of the same range, and it
-  // never needs more: its chunks hold the round's records, no more. FILE must outlive the result.
+  // SpillRoundChunks (spill_sort's pass over a round too large). Safe: those chunks are lent where
+  // they lie, none read ahead, and that pass appends each chunk only after it has classified it,
+  // the same bytes as it read (positions are appended on the input's pass only): its writes stay
+  // behind its reads of the same range, and never need more. FILE must outlive the result.
   static SpillMemory reuse_round(const SpillFile& file, std::size_t round);
 
   [[nodiscard]] std::uint64_t size() const { return size_; }
@@ -69,7 +70,7 @@ class SpillMemory {
   // The extent holding OFFSET (< size()) and how far into it.
   [[nodiscard]] std::size_t extent_at(std::uint64_t offset, std::uint64_t& into) const;
 
-  std::shared_ptr<HostBuffer> owned_;  // the reservation (none for a reused round)
+  HostBuffer owned_;  // the reservation (none for a reused round)
   std::vector<Extent> extents_;
   std::vector<std::uint64_t> starts_;  // of each extent in the range
   std::uint64_t size_ = 0;
