@@ -92,7 +92,9 @@ void copy_all(const std::vector<Copy>& copies, std::uint64_t total, unsigned thr
   }
   std::atomic<std::size_t> next{0};
   auto work = [&] {
-    for (std::size_t i = next++; i < pieces.size(); i = next++) std::memcpy(pieces[i].dst, pieces[i].src, pieces[i].bytes);
+    for (std::size_t i = next++; i < pieces.size(); i = next++) {
+      std::memcpy(pieces[i].dst, pieces[i].src, pieces[i].bytes);
+    }
   };
   std::vector<std::thread> helpers;
   for (std::size_t t = 1; t < count; ++t) {

@@ -1,5 +1,6 @@
 // The spill path through its API: a spill file, in a directory or in memory, gives each round back
-// as appended, across many table pages and with skips; spill_sort of skewed and uniform keys hands on
+// as appended, across many table pages and with skips, the same bytes in both; in memory, a pass
+// over one round writes over that round's bytes, and memory that cannot be had is named; spill_sort of skewed and uniform keys hands on
 // the sorted input in rounds of at most round_keys, in a few levels, whatever the skew, and over more
 // than two levels of repartitioning, from a file or a stream, with the CPU sorting each round; and
 // spill_sort of records of every key type and layout equals std::stable_sort by compare_ranks (equal
@@ -176,9 +177,10 @@ TEST(SpillFileTest, APassOverARoundInMemoryReusesItsBytes) {
   std::vector<std::byte> even, odd;
   for (std::span<const std::byte> chunk = source.next(); !chunk.empty(); chunk = source.next()) {
     std::vector<std::byte> grouped[2];
-    for (std::size_t at = 0; at < chunk.size(); at += kBytes)
-      grouped[std::size_t(chunk[at]) % 2].insert(grouped[std::size_t(chunk[at]) % 2].end(), chunk.begin() + std::ptrdiff_t(at),
-                                                 chunk.begin() + std::ptrdiff_t(at + kBytes));
+    for (std::size_t at = 0; at < chunk.size(); at += kBytes) {
+      std::vector<std::byte>& to = grouped[std::size_t(chunk[at]) % 2];
+      to.insert(to.end(), chunk.begin() + std::ptrdiff_t(at), chunk.begin() + std::ptrdiff_t(at + kBytes));
+    }
     even.insert(even.end(), grouped[0].begin(), grouped[0].end());
     odd.insert(odd.end(), grouped[1].begin(), grouped[1].end());
     std::vector<std::byte> both = grouped[0];
