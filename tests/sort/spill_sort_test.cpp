@@ -1,10 +1,11 @@
 // The spill path through its API: a spill file, in a directory or in memory, gives each round back
 // as appended, across many table pages and with skips, the same bytes in both; in memory, a pass
-// over one round writes over that round's bytes, and memory that cannot be had is named; spill_sort of skewed and uniform keys hands on
-// the sorted input in rounds of at most round_keys, in a few levels, whatever the skew, and over more
-// than two levels of repartitioning, from a file or a stream, with the CPU sorting each round; and
-// spill_sort of records of every key type and layout equals std::stable_sort by compare_ranks (equal
-// keys in input order), input positions appended or not, over several levels and rank words.
+// over one round writes over that round's bytes, and memory that cannot be had is named;
+// spill_sort of skewed and uniform keys hands on the sorted input in rounds of at most round_keys,
+// in a few levels, whatever the skew, and over more than two levels of repartitioning, from a file
+// or a stream, with the CPU sorting each round; and spill_sort of records of every key type and
+// layout equals std::stable_sort by compare_ranks (equal keys in input order), input positions
+// appended or not, over several levels and rank words.
 #include "sort/spill_sort.hpp"
 
 #include <gtest/gtest.h>
