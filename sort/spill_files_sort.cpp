@@ -74,6 +74,7 @@ SortOutcome sort_through_spill(SortPlan& plan, InputSequence& input, HostBuffer 
   job.append_position = plan.positions == PositionSource::appended;
   job.order = run.order;
   job.temp_dir = plan.spill_in_memory ? std::string() : temp_dir_or_default(temp_dir);
+  job.memory_bytes = plan.spill_in_memory ? plan.memory.spill_memory : 0;  // what the plan counted, exactly
   job.round_keys = plan.round_keys;
   job.chunk_bytes = plan.spill_chunk_bytes;
   // Progress: the streaming pass reads the input ("spilling"), then the rounds are sorted and

@@ -8,6 +8,8 @@
 #include <optional>
 #include <random>
 
+#include <tbb/task_arena.h>
+
 #include "report/stopwatch.hpp"
 #include "host/spill_classifier.hpp"
 #include "host/splitters.hpp"
@@ -114,10 +116,13 @@ class SpillSorter {
     const std::size_t chunk_bytes = whole_records_chunk(job_.chunk_bytes / spilled_.record_size * bytes, bytes);
     if (input.regular()) {
       const std::uint64_t records = input.size() / bytes;
+      RMGSORT_EXPECTS(!job_.temp_dir.empty() || records * spilled_.record_size == job_.memory_bytes,
+                      "spill memory reserved for exactly the input's records as spilled");
       const auto splitters = Splitters<std::uint64_t>::from_sample(sample_file(input).words(), rounds_for(records), 0, 0);
       partition(std::make_unique<InputChunks>(input, std::span<const std::byte>{}, chunk_bytes, job_.layout),
                 splitters, 0, records, 1, 0);
     } else {
+      RMGSORT_EXPECTS(!job_.temp_dir.empty(), "spill memory for a regular input (its size known)");
       const auto splitters = Splitters<std::uint64_t>::from_sample(sample_prefix(source.prefix).words(), rounds_for(0), 0, 0);
       partition(std::make_unique<InputChunks>(input, source.prefix, chunk_bytes, job_.layout), splitters, 0, 0, 1, 0);
     }
@@ -129,17 +134,19 @@ class SpillSorter {
   // before `word`. `source_records` (0: unknown) tells how much a round shrank. `counted_as`: the
   // rounds the source stood for in the rounds total until this pass (0 for the input). The source
   // is let go once read: a pass keeps only its spill file open while its rounds are finished. The
-  // input's pass (level 1) appends the records' positions when the job asks.
+  // input's pass (level 1) appends the records' positions when the job asks. In memory, a pass over
+  // round PARENT_ROUND of PARENT writes its spill file over that round's bytes (new_file).
   void partition(std::unique_ptr<ChunkSource> source, const Splitters<std::uint64_t>& splitters, int word,
-                 std::uint64_t source_records, int level, std::uint64_t counted_as) {
+                 std::uint64_t source_records, int level, std::uint64_t counted_as, const SpillFile* parent = nullptr,
+                 std::size_t parent_round = 0) {
     report_.levels = std::max(report_.levels, level);
     const bool input = level == 1;
     const RecordLayout& layout = input ? job_.layout : spilled_;
     const std::size_t rounds = splitters.rounds();
-    SpillFile file(job_.temp_dir, rounds, job_.chunk_bytes / 2);
+    Stopwatch spilling;
+    const std::unique_ptr<SpillFile> file = new_file(rounds, parent, parent_round);
     const SpillClassifier classifier(layout, job_.order, word, splitters, input && job_.append_position);
     std::vector<RoundExtent> extents(rounds);
-    Stopwatch spilling;
     {
       // A chunk's records are appended to the spill file by a background task while the next chunk
       // is read and classified into the other buffer. (Declared after `file`: destroyed, so waited
@@ -154,13 +161,13 @@ class SpillSorter {
         if (appending.valid()) appending.get();  // the previous chunk's append; rethrows its Error
         report_.spilled_bytes += ends.back();
         appending = std::async(std::launch::async, [&file, &grouped, ends = std::move(ends)] {
-          file.append(std::span<const std::byte>(grouped.data(), ends.back()), ends);
+          file->append(std::span<const std::byte>(grouped.data(), ends.back()), ends);
         });
       }
       if (appending.valid()) appending.get();
     }
     source.reset();
-    file.finish_appending();
+    file->finish_appending();
     report_.spill_seconds += spilling.lap();
     // What the pass found replaces what the source was expected to become. None of the source's
     // rounds is done yet (counted_as <= rounds_total_ - rounds_done_): the total stays >= the done.
@@ -168,7 +175,20 @@ class SpillSorter {
     for (const RoundExtent& extent : extents) expected += rounds_expected(extent, word);
     rounds_total_ = rounds_total_ - counted_as + expected;
     report_rounds();
-    for (std::size_t r = 0; r < rounds; ++r) finish_round(file, r, extents[r], word, source_records, level);
+    for (std::size_t r = 0; r < rounds; ++r) finish_round(*file, r, extents[r], word, source_records, level);
+  }
+
+  // The spill file of a pass of ROUNDS rounds: in --temp-dir; else in memory, the input's pass's
+  // reserved whole (SpillJob::memory_bytes), a round's pass's over the bytes of that round (round
+  // PARENT_ROUND of PARENT), which it reads once and never again, so that the spill in memory at
+  // every depth takes what the plan reserved, no more.
+  std::unique_ptr<SpillFile> new_file(std::size_t rounds, const SpillFile* parent, std::size_t parent_round) const {
+    if (!job_.temp_dir.empty()) return std::make_unique<SpillFile>(job_.temp_dir, rounds, job_.chunk_bytes / 2);
+    if (parent == nullptr) {
+      const auto threads = unsigned(tbb::this_task_arena::max_concurrency());
+      return std::make_unique<SpillFile>(SpillMemory::reserve(job_.memory_bytes, threads), rounds);
+    }
+    return std::make_unique<SpillFile>(SpillMemory::reuse_round(*parent, parent_round), rounds);
   }
 
   void finish_round(const SpillFile& file, std::size_t round, const RoundExtent& extent, int word,
@@ -199,7 +219,7 @@ class SpillSorter {
       // Chosen before the pass's reader exists: a sample and a reader never take memory at once.
       const Splitters<std::uint64_t> splitters = splitters_again(file, round, extent, word, source_records);
       partition(std::make_unique<RoundChunks>(file, round, whole_records_chunk(job_.chunk_bytes, bytes)), splitters,
-                next_word(extent, word), extent.records, level + 1, rounds_expected(extent, word));
+                next_word(extent, word), extent.records, level + 1, rounds_expected(extent, word), &file, round);
     }
   }
 

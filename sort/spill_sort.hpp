@@ -15,12 +15,14 @@
 // Memory besides the two round buffers (and the caller's): at most 5 chunk_bytes at any time: two
 // chunks being grouped by round (one classified, one appended; their records, positions appended,
 // fit chunk_bytes: the input is read in chunks narrower by as much); the pass's reader, two chunks (a
-// file's io_uring reader, a stream's reader and its re-cut records, or a round's double buffer), or
+// file's io_uring reader, a stream's reader and its re-cut records, or a round's double buffer; none
+// for a round in memory, whose chunks are lent where they lie), or
 // before it the sample (at most two chunks of rank words, and a piece of at most 64 KiB or one
 // record); and the spill tables, half a chunk for the page being filled and at most as much for the
 // page columns a round is read through. A pass lets its reader go before its rounds are finished, so
 // the passes above the current one hold only their spill files' descriptors and a few bytes per
-// round.
+// round. In memory the spill files themselves are memory too: memory_bytes at every depth, their
+// tables (a few KiB) apart.
 #pragma once
 
 #include <array>
@@ -53,8 +55,12 @@ struct SpillJob {
   // --index-output): the rounds, spill files and records handed to sort_round and `sorted` then have
   // layout.with_position() (the key where it was).
   bool append_position = false;
-  // The spill files' directory; empty: anonymous memory (memfd), for records that fit memory.
+  // The spill files' directory; empty: anonymous memory, for the records of a regular input that
+  // fit memory: memory_bytes, reserved before the first chunk, which must be exactly the input's
+  // records as spilled (the plan's spill_memory); passes over a round reuse its bytes
+  // (io/spill_file.hpp SpillMemory), so that is all the spill in memory takes at any depth.
   std::string temp_dir;
+  std::uint64_t memory_bytes = 0;
   std::uint64_t round_keys = 0;  // the most records sort_round takes (the round buffers' size)
   std::size_t chunk_bytes = 0;   // the streaming pass's chunk: at least one record as spilled
   // round_buffers() returns two buffers of round_keys records as spilled, used in turn: a round
@@ -88,7 +94,7 @@ struct SpillReport {
 
 // Sorts every record of `source` through spill files; throws rmgsort::Error naming the file, --temp-dir
 // or the memory on a failure (e.g. "--temp-dir /tmp: spill file: write failed: No space left on
-// device", "spill memory: write failed: ...").
+// device", "spill memory: cannot allocate N bytes of host memory: ...").
 SpillReport spill_sort(const SpillJob& job, const SpillSource& source);
 
 }  // namespace rmgsort

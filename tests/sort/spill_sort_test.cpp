@@ -1,9 +1,11 @@
 // The spill path through its API: a spill file, in a directory or in memory, gives each round back
-// as appended, across many table pages and with skips; spill_sort of skewed and uniform keys hands on
-// the sorted input in rounds of at most round_keys, in a few levels, whatever the skew, and over more
-// than two levels of repartitioning, from a file or a stream, with the CPU sorting each round; and
-// spill_sort of records of every key type and layout equals std::stable_sort by compare_ranks (equal
-// keys in input order), input positions appended or not, over several levels and rank words.
+// as appended, across many table pages and with skips, the same bytes in both; in memory, a pass
+// over one round writes over that round's bytes, and memory that cannot be had is named;
+// spill_sort of skewed and uniform keys hands on the sorted input in rounds of at most round_keys,
+// in a few levels, whatever the skew, and over more than two levels of repartitioning, from a file
+// or a stream, with the CPU sorting each round; and spill_sort of records of every key type and
+// layout equals std::stable_sort by compare_ranks (equal keys in input order), input positions
+// appended or not, over several levels and rank words.
 #include "sort/spill_sort.hpp"
 
 #include <gtest/gtest.h>
@@ -13,6 +15,7 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -36,56 +39,172 @@ std::string temp_dir() {
   return dir != nullptr && *dir != '\0' ? dir : "/tmp";
 }
 
-// Rounds of a spill file in DIR ("": in memory) come back as appended.
+// The chunks of a spill file test: each chunk's bytes grouped by round, and where its rounds end.
+struct TestChunk {
+  std::vector<std::byte> bytes;
+  std::vector<std::uint64_t> ends;
+};
+
+// CHUNKS chunks of ROUNDS rounds of records of RECORD_BYTES, some segments empty: each record's
+// first 4 bytes number it in the order it was appended, the rest filled from that number. EXPECTED
+// gets each round's records in append order.
+std::vector<TestChunk> test_chunks(std::size_t chunks, std::size_t rounds, std::size_t record_bytes,
+                                   std::vector<std::vector<std::byte>>& expected) {
+  std::vector<TestChunk> out(chunks);
+  expected.assign(rounds, {});
+  std::uint32_t next = 0;
+  for (std::size_t chunk = 0; chunk < chunks; ++chunk) {
+    for (std::size_t r = 0; r < rounds; ++r) {
+      const std::size_t count = (chunk * 7 + r * 3) % 11;  // some segments empty
+      for (std::size_t i = 0; i < count; ++i, ++next) {
+        std::vector<std::byte> record(record_bytes);
+        for (std::size_t b = 0; b < record_bytes; ++b) record[b] = std::byte((next >> (8 * (b % 4))) + b / 4);
+        out[chunk].bytes.insert(out[chunk].bytes.end(), record.begin(), record.end());
+        expected[r].insert(expected[r].end(), record.begin(), record.end());
+      }
+      out[chunk].ends.push_back(out[chunk].bytes.size());
+    }
+  }
+  return out;
+}
+
+std::uint64_t total_bytes(const std::vector<TestChunk>& chunks) {
+  std::uint64_t bytes = 0;
+  for (const TestChunk& chunk : chunks) bytes += chunk.bytes.size();
+  return bytes;
+}
+
+// A spill file in DIR, or ("") in memory reserved for CHUNKS exactly, CHUNKS appended; the table
+// pages (in a directory) hold 3 rows.
+std::unique_ptr<SpillFile> spill_file_of(const std::string& dir, std::size_t rounds,
+                                         const std::vector<TestChunk>& chunks) {
+  auto file = dir.empty() ? std::make_unique<SpillFile>(SpillMemory::reserve(total_bytes(chunks), 3), rounds)
+                          : std::make_unique<SpillFile>(dir, rounds, 3 * (8 + 4 * rounds));
+  for (const TestChunk& chunk : chunks) file->append(chunk.bytes, chunk.ends);
+  file->finish_appending();
+  return file;
+}
+
+// Round ROUND of FILE read whole (with room to spare), in pieces of PIECE bytes, and after a skip of
+// half its records (RECORD_BYTES each): each is EXPECTED.
+void expect_round(const SpillFile& file, std::size_t round, const std::vector<std::byte>& expected,
+                  std::size_t record_bytes, std::size_t piece) {
+  ASSERT_EQ(file.round_bytes(round), expected.size());
+  std::vector<std::byte> whole(expected.size() + record_bytes);
+  SpillRoundReader all(file, round);
+  EXPECT_EQ(all.read(whole.data(), whole.size()), expected.size());
+  whole.resize(expected.size());
+  EXPECT_TRUE(whole == expected);
+  SpillRoundReader pieces(file, round);
+  std::vector<std::byte> joined, buffer(piece);
+  for (std::size_t got; (got = pieces.read(buffer.data(), buffer.size())) > 0;)
+    joined.insert(joined.end(), buffer.begin(), buffer.begin() + std::ptrdiff_t(got));
+  EXPECT_TRUE(joined == expected);
+  SpillRoundReader skipping(file, round);
+  const std::size_t skip = expected.size() / record_bytes / 2 * record_bytes;
+  skipping.skip(skip);
+  EXPECT_EQ(skipping.bytes_left(), expected.size() - skip);
+  std::vector<std::byte> rest(expected.size() - skip);
+  EXPECT_EQ(skipping.read(rest.data(), rest.size()), rest.size());
+  EXPECT_TRUE(std::equal(rest.begin(), rest.end(), expected.begin() + std::ptrdiff_t(skip)));
+  // In chunks of two pieces (in memory: lent where they lie, at most that, whole records).
+  SpillRoundChunks chunks(file, round, 2 * piece);
+  std::vector<std::byte> chunked;
+  for (std::span<const std::byte> chunk = chunks.next(); !chunk.empty(); chunk = chunks.next()) {
+    EXPECT_LE(chunk.size(), 2 * piece);
+    EXPECT_EQ(chunk.size() % record_bytes, 0u);
+    chunked.insert(chunked.end(), chunk.begin(), chunk.end());
+  }
+  EXPECT_TRUE(chunked == expected);
+}
+
+// Rounds of a spill file in DIR ("": in memory) come back as appended: 40 chunks of 5 rounds (14
+// table pages in a directory), records of 4, 13 and 100 bytes.
 void expect_rounds_in_append_order(const std::string& dir) {
   constexpr std::size_t kRounds = 5;
-  // A table of 3 rows a page (8 + 4 * 5 = 28 bytes a row): 40 chunks make 14 pages.
-  SpillFile file(dir, kRounds, 3 * 28);
-  std::vector<std::vector<std::uint32_t>> expected(kRounds);
-  std::uint32_t next = 0;
-  for (std::size_t chunk = 0; chunk < 40; ++chunk) {
-    std::vector<std::uint32_t> keys;
-    std::vector<std::uint64_t> ends;
-    for (std::size_t r = 0; r < kRounds; ++r) {
-      const std::size_t count = (chunk * 7 + r * 3) % 11;  // some segments empty
-      for (std::size_t i = 0; i < count; ++i) {
-        keys.push_back(next);
-        expected[r].push_back(next++);
-      }
-      ends.push_back(keys.size() * 4);
-    }
-    file.append(std::span<const std::byte>(reinterpret_cast<const std::byte*>(keys.data()), keys.size() * 4), ends);
-  }
-  file.finish_appending();
-  for (std::size_t r = 0; r < kRounds; ++r) {
-    ASSERT_EQ(file.round_bytes(r), expected[r].size() * 4);
-    // Whole, in pieces of 12 bytes, and after a skip.
-    std::vector<std::uint32_t> whole(expected[r].size() + 1);
-    SpillRoundReader all(file, r);
-    EXPECT_EQ(all.read(reinterpret_cast<std::byte*>(whole.data()), whole.size() * 4), expected[r].size() * 4);
-    whole.pop_back();
-    EXPECT_EQ(whole, expected[r]);
-    SpillRoundReader pieces(file, r);
-    std::vector<std::uint32_t> joined;
-    std::uint32_t piece[3];
-    for (std::size_t got; (got = pieces.read(reinterpret_cast<std::byte*>(piece), sizeof piece)) > 0;)
-      joined.insert(joined.end(), piece, piece + got / 4);
-    EXPECT_EQ(joined, expected[r]);
-    SpillRoundReader skipping(file, r);
-    const std::size_t skip = expected[r].size() / 2;
-    skipping.skip(skip * 4);
-    EXPECT_EQ(skipping.bytes_left(), (expected[r].size() - skip) * 4);
-    std::vector<std::uint32_t> rest(expected[r].size() - skip);
-    EXPECT_EQ(skipping.read(reinterpret_cast<std::byte*>(rest.data()), rest.size() * 4), rest.size() * 4);
-    EXPECT_TRUE(std::equal(rest.begin(), rest.end(), expected[r].begin() + std::ptrdiff_t(skip)));
+  for (const std::size_t record_bytes : {4, 13, 100}) {
+    SCOPED_TRACE(std::to_string(record_bytes) + "-byte records");
+    std::vector<std::vector<std::byte>> expected;
+    const std::vector<TestChunk> chunks = test_chunks(40, kRounds, record_bytes, expected);
+    const std::unique_ptr<SpillFile> file = spill_file_of(dir, kRounds, chunks);
+    for (std::size_t r = 0; r < kRounds; ++r) expect_round(*file, r, expected[r], record_bytes, 3 * record_bytes);
   }
 }
 
 TEST(SpillFileTest, RoundsComeBackInAppendOrderAcrossTablePages) { expect_rounds_in_append_order(temp_dir()); }
 
-TEST(SpillFileTest, InMemoryRoundsComeBackInAppendOrder) {
-  expect_rounds_in_append_order("");
-  EXPECT_EQ(SpillFile("", 2, 4096).name(), "spill memory");
+TEST(SpillFileTest, InMemoryRoundsComeBackInAppendOrder) { expect_rounds_in_append_order(""); }
+
+// The same chunks give the same rounds, byte for byte, in a directory and in memory: one round, one
+// record; rounds all empty but one; several rounds of 100-byte records.
+TEST(SpillFileTest, InMemoryRoundsEqualTheFileModes) {
+  for (const std::size_t rounds : {1, 3, 64}) {
+    std::vector<std::vector<std::byte>> expected;
+    std::vector<TestChunk> chunks;
+    if (rounds == 1) {
+      chunks.push_back(TestChunk{std::vector<std::byte>(100, std::byte{7}), {100}});
+    } else if (rounds == 3) {
+      chunks = test_chunks(2, rounds, 100, expected);
+      for (TestChunk& chunk : chunks) chunk.ends = {0, 0, chunk.bytes.size()};
+    } else {
+      chunks = test_chunks(9, rounds, 100, expected);
+    }
+    const std::unique_ptr<SpillFile> in_dir = spill_file_of(temp_dir(), rounds, chunks);
+    const std::unique_ptr<SpillFile> in_memory = spill_file_of("", rounds, chunks);
+    EXPECT_EQ(in_memory->name(), "spill memory");
+    EXPECT_TRUE(in_memory->in_memory());
+    EXPECT_FALSE(in_dir->in_memory());
+    for (std::size_t r = 0; r < rounds; ++r) {
+      ASSERT_EQ(in_dir->round_bytes(r), in_memory->round_bytes(r));
+      std::vector<std::byte> a(in_dir->round_bytes(r)), b(a.size());
+      EXPECT_EQ(SpillRoundReader(*in_dir, r).read(a.data(), a.size()), a.size());
+      EXPECT_EQ(SpillRoundReader(*in_memory, r).read(b.data(), b.size()), b.size());
+      EXPECT_TRUE(a == b) << "round " << r << " of " << rounds;
+    }
+  }
+}
+
+// A pass over one round of a spill file in memory writes its own spill file over that round's bytes
+// (spill_sort's pass over a round too large): chunks lent by SpillRoundChunks, each grouped into
+// two rounds (even and odd numbers, stably) and appended after it was read, give rounds that hold
+// the round's records in order; the other rounds of the first file stay as they were.
+TEST(SpillFileTest, APassOverARoundInMemoryReusesItsBytes) {
+  constexpr std::size_t kRounds = 4, kBytes = 13;
+  std::vector<std::vector<std::byte>> expected;
+  const std::unique_ptr<SpillFile> file = spill_file_of("", kRounds, test_chunks(30, kRounds, kBytes, expected));
+  const std::size_t round = 2;
+  SpillRoundChunks source(*file, round, 5 * kBytes);
+  SpillFile again(SpillMemory::reuse_round(*file, round), 2);
+  std::vector<std::byte> even, odd;
+  for (std::span<const std::byte> chunk = source.next(); !chunk.empty(); chunk = source.next()) {
+    std::vector<std::byte> grouped[2];
+    for (std::size_t at = 0; at < chunk.size(); at += kBytes) {
+      std::vector<std::byte>& to = grouped[std::size_t(chunk[at]) % 2];
+      to.insert(to.end(), chunk.begin() + std::ptrdiff_t(at), chunk.begin() + std::ptrdiff_t(at + kBytes));
+    }
+    even.insert(even.end(), grouped[0].begin(), grouped[0].end());
+    odd.insert(odd.end(), grouped[1].begin(), grouped[1].end());
+    std::vector<std::byte> both = grouped[0];
+    both.insert(both.end(), grouped[1].begin(), grouped[1].end());
+    again.append(both, std::vector<std::uint64_t>{grouped[0].size(), both.size()});
+  }
+  again.finish_appending();
+  EXPECT_EQ(even.size() + odd.size(), expected[round].size());
+  expect_round(again, 0, even, kBytes, 2 * kBytes);
+  expect_round(again, 1, odd, kBytes, 2 * kBytes);
+  for (const std::size_t r : {0, 1, 3}) expect_round(*file, r, expected[r], kBytes, 7 * kBytes);
+}
+
+TEST(SpillFileTest, SpillMemoryThatCannotBeHadIsNamed) {
+  try {
+    (void)SpillMemory::reserve(std::uint64_t{1} << 62, 2);
+    FAIL() << "reserved 4 EiB of spill memory";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("spill memory: cannot allocate"), std::string::npos) << e.what();
+  }
+  SpillFile file(SpillMemory::reserve(8, 1), 1);
+  const std::vector<std::byte> chunk(12);
+  EXPECT_THROW(file.append(chunk, std::vector<std::uint64_t>{12}), Error);
 }
 
 TEST(SpillFileTest, AnUnusableTempDirIsNamed) {
@@ -212,7 +331,7 @@ struct RecordsRun {
   SortOrder order = SortOrder::ascending;
   Source source = Source::file;
   bool append_position = false;
-  bool in_memory = false;       // the spill files in anonymous memory, not in temp_dir()
+  bool in_memory = false;       // the spill files in anonymous memory, not in temp_dir() (files only)
   std::uint64_t round_keys = 16;
   std::size_t chunk_bytes = 4096;
 };
@@ -246,6 +365,7 @@ SpillReport spill_records_sorted(const std::vector<std::byte>& records, const Re
   job.order = run.order;
   job.append_position = run.append_position;
   job.temp_dir = run.in_memory ? "" : temp_dir();
+  if (run.in_memory) job.memory_bytes = records.size() / layout.record_size * job.spilled_layout().record_size;
   job.round_keys = run.round_keys;
   job.chunk_bytes = run.chunk_bytes;
   const RecordLayout spilled = job.spilled_layout();
@@ -299,7 +419,7 @@ TYPED_TEST(SpillRecordsTest, EveryLayoutSortsStably) {
       run.order = variant == 0 ? SortOrder::ascending : SortOrder::descending;
       run.source = (i + std::size_t(variant)) % 2 == 0 ? Source::file : Source::stream_after_prefix;
       run.append_position = (i / 2 + std::size_t(variant)) % 2 == 0;
-      run.in_memory = (i + 2 * std::size_t(variant)) % 3 == 0;
+      run.in_memory = run.source == Source::file && (i + 2 * std::size_t(variant)) % 3 < 2;  // (regular inputs only)
       run.chunk_bytes = i % 2 == 0 ? 4096 : 3000;
       SCOPED_TRACE(test::describe(layouts[i]) + ", " + describe(run));
       const std::vector<std::byte> records = test::make_records(layouts[i], 2000, test::Keys::spread, i + 1);
@@ -319,6 +439,7 @@ TYPED_TEST(SpillRecordsTest, HeavyAndSharedPrefixKeysKeepInputOrder) {
         RecordsRun run;
         run.order = order;
         run.append_position = order == SortOrder::descending;
+        run.in_memory = keys == test::Keys::heavy;
         SCOPED_TRACE(test::describe(layout) + ", keys " + std::to_string(int(keys)) + ", " + describe(run));
         (void)spill_records_sorted(test::make_records(layout, 2500, keys, 11), layout, run);
       }
@@ -336,6 +457,7 @@ TYPED_TEST(SpillRecordsTest, AllKeysEqualCopiedThroughInInputOrder) {
       run.source = source;
       run.order = source == Source::file ? SortOrder::ascending : SortOrder::descending;
       run.append_position = source == Source::file;
+      run.in_memory = source == Source::file;
       SCOPED_TRACE(test::describe(layout) + ", " + describe(run));
       const SpillReport report = spill_records_sorted(test::make_records(layout, 2000, test::Keys::equal), layout, run);
       const int words = int((layout.key_size + 7) / 8);
@@ -353,6 +475,7 @@ TYPED_TEST(SpillRecordsTest, NoneOneAndSevenRecords) {
         run.source = source;
         run.order = count == 7 ? SortOrder::descending : SortOrder::ascending;
         run.append_position = source == Source::stream_after_prefix;
+        run.in_memory = source == Source::file && count > 0;  // (an empty file is read as a stream)
         run.round_keys = 2;
         SCOPED_TRACE(test::describe(layout) + ", " + std::to_string(count) + " records, " + describe(run));
         (void)spill_records_sorted(test::make_records(layout, count, test::Keys::spread, count), layout, run);
