@@ -32,15 +32,14 @@ inline constexpr std::uint64_t kMaxPieceBytes = std::uint64_t{256} << 20;
 // Pieces end on multiples of this (but the last), so that direct writes stay aligned.
 inline constexpr std::uint64_t kPieceAlignment = std::uint64_t{1} << 20;
 // Threads that copy into a memory file system's mapping while the sort runs (io/detail/mapped_output.hpp):
-// one for every kCoresPerMappedThread of the sort's threads (at least one), so that the sort keeps most cores;
-// every core for what is left after it. Few threads use the kernel best: one thread wrote /dev/shm
-// at 2.0 GB/s (write(), 16-thread host) and 1.6-1.9 GB/s (the mapping, 2-core machine), all 16
-// threads of the host only at 4.3 GB/s (bench_results/2026-11-24-cpu-file-and-page-locking-h100host.md).
-// 2^29 u64 keys on the 2-core machine, one thread (before populating ahead): the write after the
-// sort 5.8-6.5 s -> 1.5-2.3 s, the sort 5.5-8.3 s -> 11.5-12.5 s: two cores leave no idle one to
-// hide the write in (bench_results/2026-11-24-cpu-write-while-sorting-2core.md). Not measured
-// where it matters, on many cores: 1 in 8 is chosen from the single-thread figures above.
-inline constexpr unsigned kCoresPerMappedThread = 8;
+// one for every kCoresPerMappedThread of the sort's threads (at least one), so that the sort keeps most
+// cores; every core for what is left after it. Measured on a 16-thread host, 2^30 u64 keys /dev/shm to
+// /dev/shm, three turns each in one run (bench_results/2026-11-24-cpu-write-while-sorting-h100host.md):
+// 1 in 8 (2 threads) 4.89-4.94 s end to end, 2.3-2.8 GiB written while sorting; 1 in 4 (4 threads)
+// 4.47-4.60 s, 3.5-3.8 GiB; 1 in 2 (8 threads) 4.21-4.68 s, 3.8-4.0 GiB, the sort slower by up to
+// 0.2 s. On 2 cores the writer's one thread takes a core from the sort (the write hidden, the sort as
+// much slower: bench_results/2026-11-24-cpu-write-while-sorting-2core.md).
+inline constexpr unsigned kCoresPerMappedThread = 4;
 // On a memory file system, while nothing is final to write (the sort's first pass), the writer
 // populates the output's pages ahead, this much a thread at a time (io/detail/mapped_output.cpp's
 // piece), so that their write later only copies: 2 GiB from one thread, 2-core machine, populated
