@@ -29,17 +29,26 @@ std::vector<Boundary> boundaries_of(const std::vector<std::byte>& records, const
   return search.boundaries();
 }
 
+// Each record's destination as CLASSIFIER's next() gives it, one record after the other.
+std::vector<std::uint32_t> each_destination(Destinations& classifier, const std::vector<std::byte>& records,
+                                            const RecordLayout& layout, SortOrder order) {
+  const std::uint64_t n = records.size() / layout.record_size;
+  std::vector<std::uint32_t> destinations(n);
+  visit_rank(layout, order, [&](const auto& rank) {
+    for (std::uint64_t i = 0; i < n; ++i)
+      destinations[i] =
+          std::uint32_t(classifier.next(rank_key(rank, records.data() + i * layout.record_size, key_shape(layout))));
+  });
+  return destinations;
+}
+
 void expect_same_as_sequential(const std::vector<std::byte>& records, const RecordLayout& layout, SortOrder order,
                                int ranks) {
   const std::uint64_t n = records.size() / layout.record_size;
   const std::vector<Boundary> boundaries = boundaries_of(records, layout, order, ranks);
   const std::vector<std::uint64_t> zero(boundary_keys(boundaries).size());
   Destinations one_by_one(boundaries, zero, key_words(layout));
-  std::vector<std::uint32_t> expected(n);
-  visit_rank(layout, order, [&](const auto& rank) {
-    for (std::uint64_t i = 0; i < n; ++i)
-      expected[i] = std::uint32_t(one_by_one.next(rank_key(rank, records.data() + i * layout.record_size, key_shape(layout))));
-  });
+  const std::vector<std::uint32_t> expected = each_destination(one_by_one, records, layout, order);
   // In three calls of uneven length, as the exchange's windows continue one another.
   Destinations parallel(boundaries, zero, key_words(layout));
   std::vector<std::uint32_t> got(n);
@@ -91,11 +100,7 @@ void expect_classified_slice(const std::vector<std::byte>& records, const Record
   const std::vector<Boundary> boundaries = boundaries_of(records, layout, order, ranks);
   const std::vector<std::uint64_t> zero(boundary_keys(boundaries).size());
   Destinations one_by_one(boundaries, zero, key_words(layout));
-  std::vector<std::uint32_t> expected(n);
-  visit_rank(layout, order, [&](const auto& rank) {
-    for (std::uint64_t i = 0; i < n; ++i)
-      expected[i] = std::uint32_t(one_by_one.next(rank_key(rank, records.data() + i * layout.record_size, key_shape(layout))));
-  });
+  const std::vector<std::uint32_t> expected = each_destination(one_by_one, records, layout, order);
   SliceReader memory(records.data(), n, layout.record_size);
   SliceReader windows([&](std::uint64_t first, std::uint64_t count, std::byte* dst) {
     std::memcpy(dst, records.data() + first * layout.record_size, count * layout.record_size);
