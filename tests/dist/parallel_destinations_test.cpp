@@ -42,13 +42,27 @@ std::vector<std::uint32_t> each_destination(Destinations& classifier, const std:
   return destinations;
 }
 
+// The splitters of RANKS ranks over RECORDS, and each record's destination as a classifier's next()
+// gives it one record after the other: what the parallel classification must reproduce.
+struct Reference {
+  Reference(const std::vector<std::byte>& records, const RecordLayout& layout, SortOrder order, int ranks)
+      : boundaries(boundaries_of(records, layout, order, ranks)),
+        zero(boundary_keys(boundaries).size()),
+        one_by_one(boundaries, zero, key_words(layout)),
+        expected(each_destination(one_by_one, records, layout, order)) {}
+  std::vector<Boundary> boundaries;
+  std::vector<std::uint64_t> zero;  // equal_earlier: no record of a boundary key precedes these
+  Destinations one_by_one;
+  std::vector<std::uint32_t> expected;
+};
+
 void expect_same_as_sequential(const std::vector<std::byte>& records, const RecordLayout& layout, SortOrder order,
                                int ranks) {
   const std::uint64_t n = records.size() / layout.record_size;
-  const std::vector<Boundary> boundaries = boundaries_of(records, layout, order, ranks);
-  const std::vector<std::uint64_t> zero(boundary_keys(boundaries).size());
-  Destinations one_by_one(boundaries, zero, key_words(layout));
-  const std::vector<std::uint32_t> expected = each_destination(one_by_one, records, layout, order);
+  const Reference reference(records, layout, order, ranks);
+  const std::vector<Boundary>& boundaries = reference.boundaries;
+  const std::vector<std::uint64_t>& zero = reference.zero;
+  const std::vector<std::uint32_t>& expected = reference.expected;
   // In three calls of uneven length, as the exchange's windows continue one another.
   Destinations parallel(boundaries, zero, key_words(layout));
   std::vector<std::uint32_t> got(n);
@@ -57,7 +71,7 @@ void expect_same_as_sequential(const std::vector<std::byte>& records, const Reco
     classify_records(parallel, records.data() + cuts[c] * layout.record_size, cuts[c + 1] - cuts[c], layout, order,
                      got.data() + cuts[c]);
   EXPECT_EQ(got, expected);
-  EXPECT_EQ(parallel.seen(), one_by_one.seen());
+  EXPECT_EQ(parallel.seen(), reference.one_by_one.seen());
 }
 
 template <class T>
@@ -97,10 +111,10 @@ TEST(ParallelDestinationsTest, NoRecords) {
 void expect_classified_slice(const std::vector<std::byte>& records, const RecordLayout& layout, SortOrder order,
                              int ranks) {
   const std::uint64_t n = records.size() / layout.record_size;
-  const std::vector<Boundary> boundaries = boundaries_of(records, layout, order, ranks);
-  const std::vector<std::uint64_t> zero(boundary_keys(boundaries).size());
-  Destinations one_by_one(boundaries, zero, key_words(layout));
-  const std::vector<std::uint32_t> expected = each_destination(one_by_one, records, layout, order);
+  const Reference reference(records, layout, order, ranks);
+  const std::vector<Boundary>& boundaries = reference.boundaries;
+  const std::vector<std::uint64_t>& zero = reference.zero;
+  const std::vector<std::uint32_t>& expected = reference.expected;
   SliceReader memory(records.data(), n, layout.record_size);
   SliceReader windows([&](std::uint64_t first, std::uint64_t count, std::byte* dst) {
     std::memcpy(dst, records.data() + first * layout.record_size, count * layout.record_size);
