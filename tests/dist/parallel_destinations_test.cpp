@@ -60,17 +60,14 @@ void expect_same_as_sequential(const std::vector<std::byte>& records, const Reco
                                int ranks) {
   const std::uint64_t n = records.size() / layout.record_size;
   const Reference reference(records, layout, order, ranks);
-  const std::vector<Boundary>& boundaries = reference.boundaries;
-  const std::vector<std::uint64_t>& zero = reference.zero;
-  const std::vector<std::uint32_t>& expected = reference.expected;
   // In three calls of uneven length, as the exchange's windows continue one another.
-  Destinations parallel(boundaries, zero, key_words(layout));
+  Destinations parallel(reference.boundaries, reference.zero, key_words(layout));
   std::vector<std::uint32_t> got(n);
   const std::uint64_t cuts[] = {0, n / 3, n / 3 + 1, n};
   for (int c = 0; c < 3; ++c)
     classify_records(parallel, records.data() + cuts[c] * layout.record_size, cuts[c + 1] - cuts[c], layout, order,
                      got.data() + cuts[c]);
-  EXPECT_EQ(got, expected);
+  EXPECT_EQ(got, reference.expected);
   EXPECT_EQ(parallel.seen(), reference.one_by_one.seen());
 }
 
@@ -112,15 +109,13 @@ void expect_classified_slice(const std::vector<std::byte>& records, const Record
                              int ranks) {
   const std::uint64_t n = records.size() / layout.record_size;
   const Reference reference(records, layout, order, ranks);
-  const std::vector<Boundary>& boundaries = reference.boundaries;
-  const std::vector<std::uint64_t>& zero = reference.zero;
-  const std::vector<std::uint32_t>& expected = reference.expected;
   SliceReader memory(records.data(), n, layout.record_size);
   SliceReader windows([&](std::uint64_t first, std::uint64_t count, std::byte* dst) {
     std::memcpy(dst, records.data() + first * layout.record_size, count * layout.record_size);
   }, n, layout.record_size);
   for (SliceReader* reader : {&memory, &windows}) {
-    ClassifiedSlice slice(Destinations(boundaries, zero, key_words(layout)), *reader, layout, order, ranks);
+    ClassifiedSlice slice(Destinations(reference.boundaries, reference.zero, key_words(layout)), *reader, layout, order,
+                          ranks);
     EXPECT_EQ(slice.kept(), reader == &memory || n == 0);
     for (int pass = 0; pass < 2; ++pass) {
       slice.rewind();
@@ -140,7 +135,7 @@ void expect_classified_slice(const std::vector<std::byte>& records, const Record
           got.insert(got.end(), destinations, destinations + window.count);
         });
       }
-      EXPECT_EQ(got, expected) << (reader == &memory ? "kept" : "windows") << ", pass " << pass;
+      EXPECT_EQ(got, reference.expected) << (reader == &memory ? "kept" : "windows") << ", pass " << pass;
     }
   }
 }
