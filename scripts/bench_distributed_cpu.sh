@@ -20,10 +20,10 @@ dir=${2:-/dev/shm}
 cases=${3:-"u64:30000000 u32:50000000 u64:15000000:16"}
 input="$dir/rmgsort-bench-dcpu.in"
 one="$dir/rmgsort-bench-dcpu.one"
-out="$dir/rmgsort-bench-dcpu.out"
+output="$dir/rmgsort-bench-dcpu.out"
 stats="$dir/rmgsort-bench-dcpu.stats"
 rows="$dir/rmgsort-bench-dcpu.rows"
-trap 'rm -f "$input" "$one" "$out" "$stats".* "$rows"' EXIT
+trap 'rm -f "$input" "$one" "$output" "$stats".* "$rows"' EXIT
 command -v mpirun >/dev/null || { echo "needs mpirun (Open MPI)" >&2; exit 1; }
 first_binary=${binaries%% *}
 first_binary=${first_binary#*=}
@@ -53,8 +53,8 @@ for entry in $cases; do
       echo "$name|$label|1 process|$wall|-" >>"$rows"
       for np in 1 2; do
         wall=$(seconds mpirun --allow-run-as-root --oversubscribe --bind-to none -np "$np" "$path" sort --distributed "$input" -t "$type" \
-          "${record_args[@]}" -o "$out" --threads "$(( $(nproc) / np > 0 ? $(nproc) / np : 1 ))" --gpus none --progress never --stats "$stats.$r")
-        cmp -s "$one" "$out" || { echo "$name: $label -np $np differs from one process" >&2; exit 1; }
+          "${record_args[@]}" -o "$output" --threads "$(( $(nproc) / np > 0 ? $(nproc) / np : 1 ))" --gpus none --progress never --stats "$stats.$r")
+        cmp -s "$one" "$output" || { echo "$name: $label -np $np differs from one process" >&2; exit 1; }
         echo "$name|$label|-np $np|$wall|$stats.$r" >>"$rows"
         python3 - "$stats.$r" >>"$rows" <<'PY'
 import json, sys

@@ -15,11 +15,11 @@ repeat=${4:-3}
 dir=${5:-/dev/shm}
 host_memory=${HOST_MEMORY:-2G}
 in="$dir/rmgsort-bench-spill-memory.in"
-out="$dir/rmgsort-bench-spill-memory.out"
+output="$dir/rmgsort-bench-spill-memory.out"
 stats=$(mktemp)
 times=$(mktemp)
 rows=$(mktemp)
-trap 'rm -f "$in" "$out" "$stats" "$times" "$rows"' EXIT
+trap 'rm -f "$in" "$output" "$stats" "$times" "$rows"' EXIT
 
 "$after" generate -o "$in" -t bytes:10 --record-size 100 --count "$count" --seed 7
 echo "# $count records of 100 bytes, bytes:10, $dir to $dir, --gpus none --host-memory $host_memory; $(nproc) cores, $(date -u +%F)"
@@ -29,9 +29,9 @@ for ((i = 0; i < repeat; i++)); do
   for which in before after; do
     binary=$before
     [[ $which == after ]] && binary=$after
-    /usr/bin/time -f "%e %M" -o "$times" "$binary" sort "$in" -o "$out" -t bytes:10 --record-size 100 --gpus none \
+    /usr/bin/time -f "%e %M" -o "$times" "$binary" sort "$in" -o "$output" -t bytes:10 --record-size 100 --gpus none \
       --host-memory "$host_memory" --stats "$stats"
-    "$after" check "$out" -t bytes:10 --record-size 100 --input "$in" >/dev/null
+    "$after" check "$output" -t bytes:10 --record-size 100 --input "$in" >/dev/null
     python3 - "$stats" "$times" "$which" <<'PY' | tee -a "$rows"
 import json, sys
 s = json.load(open(sys.argv[1])); wall, rss = open(sys.argv[2]).read().split()[-2:]

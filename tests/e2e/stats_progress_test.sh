@@ -184,22 +184,22 @@ end
 
 begin "--stats with file names holding bytes 0xff and 0xfe: json.load parses it, os.fsencode gives the names back"
 name=$(printf '%s/in\xff\xc3\xa9.u64' "$S")
-out=$(printf '%s/out\xfe' "$S")
+odd_output=$(printf '%s/out\xfe' "$S")
 cp "$S/in.u64" "$name"
-rmg sort "$name" -o "$out" -t u64 --stats "$S/stats.json"
+rmg sort "$name" -o "$odd_output" -t u64 --stats "$S/stats.json"
 expect_rc 0
 expect_stats "$S/stats.json" keys=100003
-expect_same "$out" "$S/sorted.u64"
-python3 - "$S/stats.json" "$name" "$out" <<'PY' || fail "the names did not come back"
+expect_same "$odd_output" "$S/sorted.u64"
+python3 - "$S/stats.json" "$name" "$odd_output" <<'PY' || fail "the names did not come back"
 import json, os, sys
 s = json.load(open(sys.argv[1], encoding="utf-8"))
-name, out = os.fsencode(sys.argv[2]), os.fsencode(sys.argv[3])
+name, output = os.fsencode(sys.argv[2]), os.fsencode(sys.argv[3])
 assert os.fsencode(s["input"]) == name, (s["input"], name)
-assert os.fsencode(s["output"]) == out, (s["output"], out)
+assert os.fsencode(s["output"]) == output, (s["output"], output)
 assert name in [os.fsencode(a) for a in s["command_line"]], s["command_line"]
 PY
 grep -q '\\udcff' "$S/stats.json" || fail "byte 0xff is not written as \\udcff"
-rm -f "$name" "$out"
+rm -f "$name" "$odd_output"
 end
 
 begin "failure: a missing input after --stats is opened: exit 2, stats say why, nothing committed"
