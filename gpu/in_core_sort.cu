@@ -106,17 +106,22 @@ InCoreStats InCoreSorter::sort_records(std::byte* records, std::uint64_t count, 
   }
 }
 
-PinnedRegistration::PinnedRegistration(void* data, std::size_t bytes) {
+PinnedRegistration::PinnedRegistration(void* data, std::size_t bytes, int device) : device_(device) {
   if (bytes == 0) return;
+  if (device >= 0) RMGSORT_CUDA_TRY(cudaSetDevice(device));
   RMGSORT_CUDA_TRY(cudaHostRegister(data, bytes, cudaHostRegisterPortable));
   data_ = data;
 }
 PinnedRegistration::~PinnedRegistration() {
-  if (data_) (void)cudaHostUnregister(data_);
+  if (!data_) return;
+  // A destructor: nothing to report a failure to (a release that cannot run lasts until the process ends).
+  if (device_ < 0 || cudaSetDevice(device_) == cudaSuccess) (void)cudaHostUnregister(data_);
 }
-PinnedRegistration::PinnedRegistration(PinnedRegistration&& other) noexcept : data_(std::exchange(other.data_, nullptr)) {}
+PinnedRegistration::PinnedRegistration(PinnedRegistration&& other) noexcept
+    : data_(std::exchange(other.data_, nullptr)), device_(other.device_) {}
 PinnedRegistration& PinnedRegistration::operator=(PinnedRegistration&& other) noexcept {
   std::swap(data_, other.data_);
+  std::swap(device_, other.device_);
   return *this;
 }
 

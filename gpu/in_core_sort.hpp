@@ -110,13 +110,17 @@ class InCoreSorter {
 class PinnedRegistration {
  public:
   PinnedRegistration() = default;
-  PinnedRegistration(void* data, std::size_t bytes);
+  // With a `device`, makes it the current device of the thread that registers, and of the one that
+  // releases: a thread that has made no CUDA call would otherwise start GPU 0's context (memory on a
+  // GPU the run may not use). Without, the current device's.
+  PinnedRegistration(void* data, std::size_t bytes, int device = -1);
   ~PinnedRegistration();
   PinnedRegistration(PinnedRegistration&& other) noexcept;
   PinnedRegistration& operator=(PinnedRegistration&& other) noexcept;
 
  private:
   void* data_ = nullptr;
+  int device_ = -1;
 };
 
 }  // namespace rmgsort

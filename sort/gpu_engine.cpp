@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <thread>
 
 #include "host/numa_placement.hpp"
 #include "io/host_buffer.hpp"
 #include "report/size_parse.hpp"
+#include "report/stopwatch.hpp"
 #include "sort/record_tag_sorter.hpp"
 
 #if RMGSORT_WITH_CUDA
@@ -75,6 +77,44 @@ class InCoreEngine final : public SortEngine {
     populate_pages(data, bytes, unsigned(tbb::this_task_arena::max_concurrency()));
     pinned_ = PinnedRegistration(data, bytes);
   }
+  // The registration runs on its own thread, from the first GPU's context: the rounds' partition
+  // (`work`) makes no CUDA call, so nothing waits for it. Registering 32 GB of populated memory
+  // takes 1-2.5 s (12-35 GB/s by host, bench_results/2026-11-22-host-memory-h200x4.md and
+  // 2026-11-24-cpu-file-and-page-locking-h100host.md), once instead of once per round.
+  void pin_while(std::byte* data, std::size_t bytes, const std::function<void()>& work) override {
+    if (tag_sorter_) return work();
+    pinned_ = PinnedRegistration();
+    populate_pages(data, bytes, unsigned(tbb::this_task_arena::max_concurrency()));
+    locked_ = PageLocking();
+    locked_.bytes = bytes;
+    Stopwatch waited;
+    {
+      std::jthread registering([this, data, bytes] {
+        Stopwatch took;
+        try {
+          pinned_ = PinnedRegistration(data, bytes, plan_.gpus.front());
+        } catch (const Error& e) {
+          locked_.failure = e.what();  // the sorts page-lock each round themselves
+        }
+        locked_.seconds = took.lap();
+      });
+      work();  // what it throws leaves after the registration ended (jthread joins)
+      waited = Stopwatch();
+    }
+    locked_.waited_seconds = waited.lap();
+  }
+  void unpin_while(const std::function<void()>& work) override {
+    if (!work) {
+      pinned_ = PinnedRegistration();
+      return;
+    }
+    std::jthread releasing([this] {
+      Stopwatch took;
+      pinned_ = PinnedRegistration();
+      locked_.release_seconds = took.lap();
+    });
+    work();
+  }
   void place(std::byte* data, std::size_t bytes) const override { apply_numa_placement(numa_, data, bytes); }
   // The devices' buffers were allocated for round_keys() when the engine was chosen. The tags are
   // page-locked once, placed like the keys.
@@ -137,6 +177,15 @@ class InCoreEngine final : public SortEngine {
     device_ms_.push_back(last_.total_ms);
   }
 
+  // The memory pin_while() page-locked for every round at once, for --stats.
+  struct PageLocking {
+    std::uint64_t bytes = 0;      // 0: pin_while() was not called
+    double seconds = 0;           // the registration's own time, beside the work
+    double waited_seconds = 0;    // what the work waited for it after its end
+    double release_seconds = 0;   // unpin_while()'s release, beside its work
+    std::string failure;          // why it failed ("" when it did not)
+  };
+
   RecordLayout layout_;
   bool positions_wanted_ = false;  // PositionSource::sort_input
   HostBuffer positions_;           // pairs with positions: written by each sort, valid until the next
@@ -150,6 +199,7 @@ class InCoreEngine final : public SortEngine {
   DeviceAllocation allocation_;
   InCoreStats last_;
   std::vector<double> device_ms_;
+  PageLocking locked_;
 };
 
 // The sorter times in milliseconds (CUDA events); --stats has seconds everywhere.
@@ -187,6 +237,13 @@ Json InCoreEngine::stats() const {
       {"replanned_because", string_or_null(allocation_.replanned_because)},
       {"device_allocate_seconds", allocation_.seconds},
       {"host_memory_numa_placement", numa_.describe()},
+      {"rounds_page_locked",
+       locked_.bytes == 0 ? Json(nullptr)
+                          : Json{{"bytes", locked_.bytes},
+                                 {"seconds", locked_.seconds},
+                                 {"waited_seconds", locked_.waited_seconds},
+                                 {"release_seconds", locked_.release_seconds},
+                                 {"failure", string_or_null(locked_.failure)}}},
       {"device_seconds_per_sort", seconds_each(device_ms_)},
       {"swap_bytes_src_dst", last_.bytes_between},
       {"pairs_staged_through_host", last_.staged_pairs},

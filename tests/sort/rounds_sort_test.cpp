@@ -38,21 +38,21 @@ std::vector<T> sorted_in_rounds(const std::vector<T>& input, SortOrder order, st
   std::vector<T> handed_on;
   std::size_t sorts = 0;
   std::size_t handed = 0;
-  report = sort_in_rounds(
-      KeyTypeOf<T>::value, reinterpret_cast<const std::byte*>(input.data()),
-      reinterpret_cast<std::byte*>(partitioned.data()), input.size(), order, capacity,
-      [&](std::byte* keys, std::uint64_t n) {
-        EXPECT_LE(n, capacity) << "a round beyond the capacity";
-        EXPECT_GT(n, 0u) << "an empty round";
-        radix_sort(reinterpret_cast<T*>(keys), n, order);
-        ++sorts;
-      },
-      [&](std::span<const std::byte> round) {
-        const auto* keys = reinterpret_cast<const T*>(round.data());
-        handed_on.insert(handed_on.end(), keys, keys + round.size() / sizeof(T));
-        ++handed;
-        EXPECT_EQ(sorts, handed) << "a round handed on before it was sorted, or twice";
-      });
+  RoundHooks hooks;
+  hooks.sort_round = [&](std::byte* keys, std::uint64_t n) {
+    EXPECT_LE(n, capacity) << "a round beyond the capacity";
+    EXPECT_GT(n, 0u) << "an empty round";
+    radix_sort(reinterpret_cast<T*>(keys), n, order);
+    ++sorts;
+  };
+  hooks.sorted = [&](std::span<const std::byte> round) {
+    const auto* keys = reinterpret_cast<const T*>(round.data());
+    handed_on.insert(handed_on.end(), keys, keys + round.size() / sizeof(T));
+    ++handed;
+    EXPECT_EQ(sorts, handed) << "a round handed on before it was sorted, or twice";
+  };
+  report = sort_in_rounds(KeyTypeOf<T>::value, reinterpret_cast<const std::byte*>(input.data()),
+                          reinterpret_cast<std::byte*>(partitioned.data()), input.size(), order, capacity, hooks);
   EXPECT_EQ(report.round_keys.size(), sorts);
   EXPECT_EQ(report.round_sort_seconds.size(), sorts);
   return handed_on;
@@ -87,6 +87,40 @@ TYPED_TEST(SortRoundsTest, EmptyInputSortsNothing) {
   const std::vector<TypeParam> output = sorted_in_rounds(std::vector<TypeParam>{}, SortOrder::ascending, 10, report);
   EXPECT_TRUE(output.empty());
   EXPECT_TRUE(report.round_keys.empty());
+}
+
+// The driver page-locks the partition's memory while the partition runs: around_partition gets the
+// partition to run, once, and the partitioned keys exist when it returns, before anything else.
+TEST(SortRoundsHooks, AroundPartitionRunsThePartitionOnceBeforeTheRounds) {
+  const std::vector<std::uint32_t> input = testing::generated_keys<std::uint32_t>("uniform", 10000, 3);
+  std::vector<std::uint32_t> partitioned(input.size());
+  std::vector<std::string> calls;
+  RoundHooks hooks;
+  hooks.around_partition = [&](const std::function<void()>& partition) {
+    calls.push_back("around");
+    partition();
+    const std::vector<std::uint32_t> sorted_input = cpu_sorted(input, SortOrder::ascending);
+    std::vector<std::uint32_t> sorted_partition = cpu_sorted(partitioned, SortOrder::ascending);
+    EXPECT_EQ(sorted_partition, sorted_input) << "the partition had not run when around_partition's call returned";
+    calls.push_back("around done");
+  };
+  hooks.on_partitioned = [&] { calls.push_back("partitioned"); };
+  hooks.sort_round = [&](std::byte* keys, std::uint64_t n) {
+    radix_sort(reinterpret_cast<std::uint32_t*>(keys), n, SortOrder::ascending);
+    calls.push_back("sort");
+  };
+  hooks.sorted = [&](std::span<const std::byte>) { calls.push_back("sorted"); };
+  const RoundsReport report = sort_in_rounds(KeyType::u32, reinterpret_cast<const std::byte*>(input.data()),
+                                             reinterpret_cast<std::byte*>(partitioned.data()), input.size(),
+                                             SortOrder::ascending, 4000, hooks);
+  ASSERT_GE(report.round_keys.size(), 3u);
+  std::vector<std::string> expected = {"around", "around done", "partitioned"};
+  for (std::size_t r = 0; r < report.round_keys.size(); ++r) {
+    expected.push_back("sort");
+    expected.push_back("sorted");
+  }
+  EXPECT_EQ(calls, expected);
+  EXPECT_EQ(partitioned, cpu_sorted(input, SortOrder::ascending));
 }
 
 }  // namespace
