@@ -18,3 +18,10 @@ if(RMGSORT_WITH_CUDA)
   add_executable(records_gpu_bench ${CMAKE_CURRENT_LIST_DIR}/records_gpu_bench.cu)
   target_link_libraries(records_gpu_bench PRIVATE rmgsort::sort rmgsort::gpu rmgsort::host rmgsort::io rmgsort::report)
 endif()
+
+# Keys larger than the GPUs, host memory to host memory through the rounds (scripts/bench_rounds.sh).
+if(RMGSORT_WITH_CUDA)
+  add_executable(rounds_bench ${CMAKE_CURRENT_LIST_DIR}/rounds_bench.cu)
+  target_link_libraries(rounds_bench PRIVATE rmgsort::sort rmgsort::gpu rmgsort::host rmgsort::io rmgsort::report
+                                             rmgsort::generate)
+endif()
