@@ -200,6 +200,9 @@ void print_table(const Options& o, const Run& r, std::uint64_t bytes, double hos
   std::printf("| partition into %zu rounds (page-locking beside it) | %.3f | %.2f | host copy at %.1f GB/s | %.3f |\n",
               rounds.round_keys.size(), r.outcome.times.partition, gb / r.outcome.times.partition, host_gbps,
               seconds_at(double(bytes), host_gbps));
+  const RoundPartitionStats& part = rounds.partition;
+  std::printf("| of which counting, planning, scattering (ms) | %.0f, %.0f, %.0f | | | |\n", part.histogram_ms,
+              part.plan_ms, part.scatter_ms);
   std::printf("| page-locking the rounds (own thread; waited after the partition) | %.3f (%.3f) | | | |\n", lock_s,
               waited_s);
   std::printf("| sort of every round (GPUs host to host) | %.3f | %.2f | copy in + out, unoverlapped | %.3f |\n",
