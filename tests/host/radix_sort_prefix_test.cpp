@@ -121,13 +121,21 @@ TYPED_TEST(RadixSortPrefixTest, OneThreadAndManyTellFinalPrefixes) {
 
 TEST(RadixSortPrefixCallsTest, UniformKeysAreToldBucketByBucket) {
   // 2^22 uniform u64: a first parallel pass into 256 buckets of about 2^14 keys, each told as the
-  // buckets before it are done: many calls, not one at the end.
+  // buckets before it are done: many calls, not one at the end. On one thread the buckets finish
+  // in order, so the count is certain; on more, a thread descheduled on an early bucket lets the
+  // later ones be told together (28 calls on a loaded 2-core machine), so only the prefixes are
+  // checked there: growing, final when told, the last one everything.
   const auto keys = testing::generated_keys<std::uint64_t>("uniform", std::size_t{1} << 22, 11);
   for (std::size_t threads : {1, 2, 8}) {
     tbb::global_control limit(tbb::global_control::max_allowed_parallelism, threads);
     const Prefixes prefixes = sort_telling_prefixes(keys, SortOrder::ascending);
-    EXPECT_GE(prefixes.told.size(), 64u) << threads << " threads";
-    EXPECT_EQ(prefixes.not_final, 0u);
+    if (threads == 1) {
+      EXPECT_GE(prefixes.told.size(), 64u) << "1 thread";
+    }
+    EXPECT_EQ(prefixes.not_final, 0u) << threads << " threads";
+    ASSERT_FALSE(prefixes.told.empty()) << threads << " threads";
+    EXPECT_EQ(prefixes.told.back(), keys.size()) << threads << " threads";
+    EXPECT_TRUE(std::is_sorted(prefixes.told.begin(), prefixes.told.end())) << threads << " threads";
   }
 }
 

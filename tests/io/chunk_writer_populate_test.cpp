@@ -63,7 +63,9 @@ TEST(ChunkWriterPopulate, NothingOnADisk) {
   const std::vector<std::byte> data = test::pattern_bytes(3 * kMiB + 1, 4);
   bool populates = true;
   EXPECT_EQ(write_populated(test::disk_directory(), data, data.size(), &populates), data);
-  if (!test::is_memory_file_system(test::disk_directory())) EXPECT_FALSE(populates);
+  if (!test::is_memory_file_system(test::disk_directory())) {
+    EXPECT_FALSE(populates);
+  }
 }
 
 TEST(ChunkWriterPopulate, AFullMemoryFileSystemIsAnError) {
