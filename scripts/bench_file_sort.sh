@@ -32,13 +32,19 @@ print(f"# rmgsort sort of a cached {gb:.1f} GB {s['key_type']} file, engine {s['
 print("| step | seconds | GB/s |")
 print("|---|---|---|")
 print(f"| cat FILE > /dev/null (same run) | {cat_s:.3f} | {gb / cat_s:.2f} |")
-for name, key in [("read (into page-locked memory)", "read"), ("GPU allocation", "gpu_allocate"),
+for name, key in [("read (into page-locked memory, page-locking included)", "read"), ("GPU allocation", "gpu_allocate"),
                   ("sort", "sort"), ("write", "write")]:
     print(f"| {name} | {p[key]:.3f} | {gb / p[key] if p[key] else 0:.2f} |")
 print(f"| **wall, end to end** | **{s['wall_seconds']:.3f}** | {gb / s['wall_seconds']:.2f} |")
 if s["engine"] == "gpu":
     g = s["gpu"]
     print(f"\nGPU sort: {g['total_seconds'] * 1e3:.1f} ms device time, {g['passes']} pass(es), {g['buckets']} buckets")
+    locked = g.get("host_page_locking")
+    if locked:
+        print(f"page-locked beside the {locked['beside']}: {locked['bytes'] / 1e9:.1f} GB in {locked['seconds']:.3f} s, "
+              f"waited {locked['waited_seconds']:.3f} s after it" + (f"; FAILED: {locked['failure']}" if locked["failure"] else ""))
+    else:
+        print("page-locked before the read (not beside it)")
 else:
     print(f"\nCPU because: {s.get('cpu_because')}")
 PY

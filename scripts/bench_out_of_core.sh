@@ -92,7 +92,7 @@ print(f"read with O_DIRECT: {stats['read_direct_io']}; peak host memory {stats['
 print("round keys: " + ", ".join(str(k) for k in stats["round_keys"]))
 print("round sort seconds: " + ", ".join(f"{s:.3f}" for s in stats["round_sort_seconds"]))
 print("GPU device ms per round: " + ", ".join(f"{s * 1e3:.1f}" for s in gpu.get("device_seconds_per_sort", [])))
-locked = gpu.get("rounds_page_locked")
+locked = gpu.get("host_page_locking")
 if locked:
     print(f"rounds page-locked once: {locked['bytes'] / 1e9:.1f} GB in {locked['seconds']:.3f} s beside the partition "
           f"(waited {locked['waited_seconds']:.3f} s after it), released in {locked['release_seconds']:.3f} s"

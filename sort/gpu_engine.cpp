@@ -77,16 +77,19 @@ class InCoreEngine final : public SortEngine {
     populate_pages(data, bytes, unsigned(tbb::this_task_arena::max_concurrency()));
     pinned_ = PinnedRegistration(data, bytes);
   }
-  // The registration runs on its own thread, from the first GPU's context: the rounds' partition
-  // (`work`) makes no CUDA call, so nothing waits for it. Registering 32 GB of populated memory
-  // takes 1-2.5 s (12-35 GB/s by host, bench_results/2026-11-22-host-memory-h200x4.md and
-  // 2026-11-24-cpu-file-and-page-locking-h100host.md), once instead of once per round.
-  void pin_while(std::byte* data, std::size_t bytes, const std::function<void()>& work) override {
+  // The registration runs on its own thread, from the first GPU's context: the read or the rounds'
+  // partition (`work`) makes no CUDA call, so nothing waits for it. Registering 32 GB of populated
+  // memory takes 1-2.5 s (12-35 GB/s by host, bench_results/2026-11-22-host-memory-h200x4.md and
+  // 2026-11-24-cpu-file-and-page-locking-h100host.md): beside the work instead of before it, and,
+  // for rounds, once instead of once per round.
+  void pin_while(std::byte* data, std::size_t bytes, const std::function<void()>& work,
+                 std::string_view beside) override {
     if (tag_sorter_) return work();
     pinned_ = PinnedRegistration();
     populate_pages(data, bytes, unsigned(tbb::this_task_arena::max_concurrency()));
     locked_ = PageLocking();
     locked_.bytes = bytes;
+    locked_.beside = beside;
     Stopwatch waited;
     {
       std::jthread registering([this, data, bytes] {
@@ -177,9 +180,10 @@ class InCoreEngine final : public SortEngine {
     device_ms_.push_back(last_.total_ms);
   }
 
-  // The memory pin_while() page-locked for every round at once, for --stats.
+  // The memory pin_while() page-locked beside a read or a partition, for --stats.
   struct PageLocking {
     std::uint64_t bytes = 0;      // 0: pin_while() was not called
+    std::string beside;           // what ran meanwhile: "read" or "partition"
     double seconds = 0;           // the registration's own time, beside the work
     double waited_seconds = 0;    // what the work waited for it after its end
     double release_seconds = 0;   // unpin_while()'s release, beside its work
@@ -237,9 +241,10 @@ Json InCoreEngine::stats() const {
       {"replanned_because", string_or_null(allocation_.replanned_because)},
       {"device_allocate_seconds", allocation_.seconds},
       {"host_memory_numa_placement", numa_.describe()},
-      {"rounds_page_locked",
+      {"host_page_locking",
        locked_.bytes == 0 ? Json(nullptr)
                           : Json{{"bytes", locked_.bytes},
+                                 {"beside", locked_.beside},
                                  {"seconds", locked_.seconds},
                                  {"waited_seconds", locked_.waited_seconds},
                                  {"release_seconds", locked_.release_seconds},

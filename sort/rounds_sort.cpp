@@ -67,7 +67,7 @@ SortOutcome sort_in_memory_rounds(SortEngine& engine, KeysInMemory& keys, const 
   hooks.sort_round = [&](std::byte* round, std::uint64_t n) { (void)engine.sort(round, n, run.order); };  // in place
   hooks.sorted = [&](std::span<const std::byte> round) { sink(SortedRound{round, {}}); };
   hooks.around_partition = [&](const std::function<void()>& partition) {
-    engine.pin_while(partitioned.data(), partitioned.capacity(), partition);
+    engine.pin_while(partitioned.data(), partitioned.capacity(), partition, "partition");
   };
   // The input is partitioned: its memory goes back before the output's pages are written (a
   // machine whose memory grows as it is touched spent ~3 s per 8 GB on fresh pages).

@@ -69,10 +69,14 @@ class SortEngine {
   virtual void pin(std::byte* data, std::size_t bytes) = 0;
   // Page-locks [data, data + bytes) as pin() does, but on another thread while `work` runs on this
   // one, and returns when both are done; what `work` throws is thrown. For memory that `work` fills
-  // (the rounds' partition): `work` must make no CUDA call, which would wait for the registration.
-  // The memory is populated first. A registration that fails leaves the memory pageable (each sort
-  // then page-locks its own records) and is told in stats(). The CPU: work() alone.
-  virtual void pin_while(std::byte* /*data*/, std::size_t /*bytes*/, const std::function<void()>& work) { work(); }
+  // (the read, the rounds' partition; `beside` names it for stats()): `work` must make no CUDA call,
+  // which would wait for the registration. The memory is populated first. A registration that
+  // fails leaves the memory pageable (each sort then page-locks its own records) and is told in
+  // stats(). The CPU: work() alone.
+  virtual void pin_while(std::byte* /*data*/, std::size_t /*bytes*/, const std::function<void()>& work,
+                         std::string_view /*beside*/) {
+    work();
+  }
   // Releases what pin() or pin_while() locked, on another thread while `work` (when given) runs on
   // this one, and returns when both are done: the memory may then be freed.
   virtual void unpin_while(const std::function<void()>& work) {

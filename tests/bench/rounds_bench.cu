@@ -191,7 +191,7 @@ void print_table(const Options& o, const Run& r, std::uint64_t bytes, double hos
   double device = 0;
   for (std::size_t i = per_sort.size() - rounds.round_keys.size(); i < per_sort.size(); ++i)
     device += per_sort[i].get<double>();
-  const Json& locked = r.engine["rounds_page_locked"];
+  const Json& locked = r.engine["host_page_locking"];
   const double lock_s = locked.is_null() ? 0 : locked["seconds"].get<double>();
   const double waited_s = locked.is_null() ? 0 : locked["waited_seconds"].get<double>();
   const double in_s = seconds_at(double(bytes), pcie.in), out_s = seconds_at(double(bytes), pcie.out);

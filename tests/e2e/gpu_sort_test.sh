@@ -177,6 +177,34 @@ rmg check "$WORK/out" -t u64 --input "$WORK/in"
 expect_rc 0
 end
 
+begin "rounds page-locked once, beside the partition, and released: --stats tells it"
+"$RMGSORT" sort "$WORK/in" -o "$WORK/out" -t u64 --gpus 0 --gpu-memory 16M --stats "$WORK/stats.json"
+expect_rc 0
+python3 - "$WORK/stats.json" "$(stat -c %s "$WORK/in")" <<'PY' || fail "gpu.host_page_locking is not the whole partition buffer, registered beside the partition and released"
+import json, sys
+locked = json.load(open(sys.argv[1]))["gpu"]["host_page_locking"]
+# The partition buffer: the input's bytes rounded up to whole pages.
+sys.exit(0 if 0 <= locked["bytes"] - int(sys.argv[2]) < 4096 and locked["beside"] == "partition" and locked["failure"] is None and locked["seconds"] > 0
+         and locked["release_seconds"] > 0 and locked["waited_seconds"] >= 0 else 1)
+PY
+rmg check "$WORK/out" -t u64 --input "$WORK/in"
+expect_rc 0
+end
+
+begin "keys sorted where they lie are page-locked beside the read: --stats tells it"
+"$RMGSORT" sort "$WORK/in" -o "$WORK/out" -t u64 --gpus 0 --stats "$WORK/stats.json"
+expect_rc 0
+python3 - "$WORK/stats.json" "$(stat -c %s "$WORK/in")" <<'PY' || fail "gpu.host_page_locking is not the whole input, registered beside the read"
+import json, sys
+stats = json.load(open(sys.argv[1]))
+locked = stats["gpu"]["host_page_locking"]
+sys.exit(0 if stats["rounds"] == 1 and 0 <= locked["bytes"] - int(sys.argv[2]) < 4096 and locked["beside"] == "read"
+         and locked["failure"] is None and locked["seconds"] > 0 else 1)
+PY
+rmg check "$WORK/out" -t u64 --input "$WORK/in"
+expect_rc 0
+end
+
 begin "rounds from a pipe to a pipe on the GPUs"
 cat "$WORK/in" | "$RMGSORT" sort -t u64 --gpus 0 --gpu-memory 16M --stats "$WORK/stats.json" | cat >"$WORK/out"
 RC=${PIPESTATUS[1]}
