@@ -33,6 +33,7 @@ constexpr StageName kStages[] = {
     {"swap", Kind::stage, "key swap", ""},
     {"bucket-sort", Kind::stage, "bucket sorts", "DeviceRadixSort"},
     {"copy-back", Kind::stage, "bucket sorts", "cudaMemcpyDeviceToHost"},
+    {"page-lock", Kind::stage, "page-locking", "cudaHostRegister"},
     {"allocate", Kind::allocate_once, "", ""},
     {"allocate-always", Kind::allocate_always, "", ""},
 };

@@ -9,6 +9,9 @@
 //                                       cudaErrorLaunchFailure
 //   bucket-sort                         the first bucket's radix sort reports cudaErrorLaunchFailure
 //   copy-back                           the first copy of a sorted bucket to the host reports it
+//   page-lock                           the page-locking of the memory read or partitioned for the
+//                                       GPUs, beside that work (SortEngine::pin_while), fails with
+//                                       it: the sorts then page-lock their own keys, and succeed
 //   allocate                            the sorter's allocation on that GPU fails out of memory
 //                                       (cudaErrorMemoryAllocation), and the GPU's memory is taken
 //                                       for real (held until the process exits) so that what is

@@ -95,6 +95,9 @@ class InCoreEngine final : public SortEngine {
       std::jthread registering([this, data, bytes] {
         Stopwatch took;
         try {
+#if RMGSORT_FAULT_INJECTION
+          fault_injection::enter_stage(plan_.gpus.front(), "page-locking");
+#endif
           pinned_ = PinnedRegistration(data, bytes, plan_.gpus.front());
         } catch (const Error& e) {
           locked_.failure = e.what();  // the sorts page-lock each round themselves

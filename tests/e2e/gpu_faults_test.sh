@@ -110,6 +110,30 @@ else
 fi
 
 # ---------------------------------------------------------------------------------------------------
+# The page-locking beside the read (in memory) or the partition (rounds): a failure leaves the
+# memory pageable, each sort page-locks its own keys, and the run succeeds and tells it.
+for path in in_memory rounds; do
+  begin "page-lock:0, $path: sorted all the same, the failure told in --stats"
+  path_args=()
+  [[ $path == rounds ]] && path_args=(--gpu-memory 16M)
+  run env RMGSORT_INJECT_FAULT=page-lock:0 timeout 300 "$RMGSORT" sort "$IN" -o "$WORK/page-lock-$path" -t u64 \
+    --gpus 0 "${path_args[@]}" --stats "$WORK/page-lock-$path.json"
+  expect_rc 0
+  if [[ $RC -eq 0 ]]; then
+    beside=$([[ $path == rounds ]] && echo partition || echo read)
+    [[ $(json "$WORK/page-lock-$path.json" "s['gpu']['host_page_locking']['beside']") == "$beside" ]] ||
+      fail "host_page_locking is not beside the $beside"
+    [[ $(json "$WORK/page-lock-$path.json" \
+      "'injected: RMGSORT_INJECT_FAULT=page-lock:0' in (s['gpu']['host_page_locking']['failure'] or '')") == True ]] ||
+      fail "--stats gpu.host_page_locking.failure does not tell the injected failure"
+    [[ ! -s $WORK/stderr ]] || fail "stderr is not empty: $(cat "$WORK/stderr")"
+    rmg check "$WORK/page-lock-$path" -t u64 --input "$IN"
+    expect_rc 0
+  fi
+  end
+done
+
+# ---------------------------------------------------------------------------------------------------
 # The allocation
 
 begin "allocate:0 (memory taken after the plan): planned again with smaller rounds, sorted, told"
