@@ -10,7 +10,7 @@
 // frees its input once partitioned, as `rmgsort sort` does). The last run also checks the output
 // (--verify's order and checksum, round by round), outside the timed runs.
 //
-//   rounds_bench [--type u64|u32|i32|i64|f32|f64] [--count N] [--gpus 0,1] [--gpu-memory SIZE]
+//   rounds_bench [--type u64|u32|i32|i64|f32|f64] [--count N] [--gpus all|0,1] [--gpu-memory SIZE]
 //                [--repeats R] [--dist DIST] [--seed S]
 //
 // N takes k, M, G (powers of 1000). Prints a markdown table, then one "RESULT key=value ..." line
@@ -36,6 +36,8 @@
 #include "generate/generate.hpp"
 #include "gpu/cuda_check.hpp"
 #include "gpu/device_resources.hpp"
+#include "gpu/devices.hpp"
+#include "gpu/gpu_selection.hpp"
 #include "host/checksum.hpp"
 #include "io/host_buffer.hpp"
 #include "report/progress.hpp"
@@ -57,17 +59,6 @@ struct Options {
   std::uint64_t seed = 1;
 };
 
-std::vector<int> parse_gpu_list(const std::string& text) {
-  std::vector<int> gpus;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    const std::size_t comma = std::min(text.find(',', start), text.size());
-    gpus.push_back(std::stoi(text.substr(start, comma - start)));
-    start = comma + 1;
-  }
-  return gpus;
-}
-
 Options parse_options(int argc, char** argv) {
   Options o;
   for (int i = 1; i < argc; ++i) {
@@ -83,7 +74,7 @@ Options parse_options(int argc, char** argv) {
       o.type = *type;
     }
     else if (arg == "--count") o.count = parse_count(value(), "--count");
-    else if (arg == "--gpus") o.gpus = parse_gpu_list(value());
+    else if (arg == "--gpus") o.gpus = resolve_gpus(parse_gpu_spec(value()), cuda_device_count());
     else if (arg == "--gpu-memory") o.gpu_memory = parse_size(value(), "--gpu-memory");
     else if (arg == "--repeats") o.repeats = std::max(1, std::stoi(value()));
     else if (arg == "--dist") o.dist = value();
@@ -216,6 +207,7 @@ void print_table(const Options& o, const Run& r, std::uint64_t bytes, double hos
 
 int run(int argc, char** argv) {
   const Options o = parse_options(argc, argv);
+  if (o.gpus.empty()) throw Error("no GPU to sort on: the bench measures the GPUs' rounds");
   const std::size_t width = key_width(o.type);
   const std::uint64_t bytes = o.count * width;
   HostBuffer original(bytes);
