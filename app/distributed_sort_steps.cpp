@@ -69,7 +69,7 @@ std::optional<SortPlan> plan_share(const SortOptions& options, const RecordLayou
   if (spec.kind == GpuSpec::Kind::list) listed = resolve_gpus(spec, cuda_device_count());
   const GpuEngineChooser chooser =
       choose_gpu_engine(GpuChoice{spec, listed, options.gpu_memory, active_threads()}, gpus_selected);
-  plan.engine = chooser(wire, source, received, plan.cpu_because);
+  plan.engine = chooser(wire, source, received, RoundSorting::one_at_a_time, plan.cpu_because);
   if (plan.engine) {
     plan.cpu_because.clear();
   } else {

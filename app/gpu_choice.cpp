@@ -14,9 +14,9 @@ GpuEngineChooser choose_gpu_engine(GpuChoice choice, std::vector<int>& selected)
   // The GPUs' chooser, made once the GPUs are known: it remembers, across the plan's calls, GPUs
   // whose memory could not be had.
   auto gpus_chooser = std::make_shared<GpuEngineChooser>();
-  return [choice = std::move(choice), &selected, gpus_chooser](const RecordLayout& layout, PositionSource positions,
-                                                               std::uint64_t keys,
-                                                               std::string& why_not) -> std::unique_ptr<SortEngine> {
+  return [choice = std::move(choice), &selected, gpus_chooser](
+             const RecordLayout& layout, PositionSource positions, std::uint64_t keys, RoundSorting rounds,
+             std::string& why_not) -> std::unique_ptr<SortEngine> {
     if (choice.spec.kind == GpuSpec::Kind::all) {
       const std::uint64_t bytes = keys * layout.record_size;
       const std::uint64_t small = cpu_first_input_bytes(choice.threads);
@@ -33,7 +33,7 @@ GpuEngineChooser choose_gpu_engine(GpuChoice choice, std::vector<int>& selected)
       if (!*gpus_chooser) selected = resolve_gpus(choice.spec, cuda_device_count());
     }
     if (!*gpus_chooser) *gpus_chooser = gpu_engine_chooser(selected, choice.gpu_memory);
-    return (*gpus_chooser)(layout, positions, keys, why_not);
+    return (*gpus_chooser)(layout, positions, keys, rounds, why_not);
   };
 }
 

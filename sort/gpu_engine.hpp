@@ -14,13 +14,21 @@
 
 namespace rmgsort {
 
+// How the rounds of bare keys more than the GPUs hold will be sorted. one_at_a_time: each round
+// with all of the GPUs' memory (the spill path, which sorts a round at a time). overlapped: two
+// sorters of half the memory each (SortEngine::concurrent_sorts), sorting alternate rounds, so that
+// one round's copy back overlaps the next one's copy in (the rounds path in memory).
+enum class RoundSorting { one_at_a_time, overlapped };
+
 // The GPUs' engine for `keys` records of `layout`, planned for min(keys, the most that fit the GPUs
-// within gpu_memory) records a round, its device memory allocated; nullptr with `why_not` set when
-// there is no GPU or no record, or when the GPUs' memory could not be had (the CPU then sorts).
-// Device errors, and GPU memory too small for one key per GPU when the plan is first made, are
-// thrown.
-using GpuEngineChooser = std::function<std::unique_ptr<SortEngine>(
-    const RecordLayout& layout, PositionSource positions, std::uint64_t keys, std::string& why_not)>;
+// within gpu_memory) records a round (bare keys beyond that with RoundSorting::overlapped: two
+// sorters of the most that fit half of it), its device memory allocated; nullptr with `why_not` set
+// when there is no GPU or no record, or when the GPUs' memory could not be had (the CPU then
+// sorts). Device errors, and GPU memory too small for one key per GPU when the plan is first made,
+// are thrown.
+using GpuEngineChooser =
+    std::function<std::unique_ptr<SortEngine>(const RecordLayout& layout, PositionSource positions,
+                                              std::uint64_t keys, RoundSorting rounds, std::string& why_not)>;
 
 // Where a notice to the user goes: one line, "rmgsort: ...", without its newline.
 using Notice = std::function<void(const std::string& line)>;

@@ -1,9 +1,73 @@
 #include "sort/rounds_sort.hpp"
 
+#include <condition_variable>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "core/error.hpp"
 #include "report/stopwatch.hpp"
 #include "sort/sorted_sink.hpp"
 
 namespace rmgsort {
+namespace {
+
+// The rounds of `plan` sorted by hooks.sorters threads, round r by sorter r % sorters in order, and
+// handed on here in order as each one's sort is done. The first failure, of a sort or a hand-off,
+// stops every sorter before its next round and is thrown once all have stopped: no sort is still
+// writing the rounds' memory when the caller unwinds.
+void sort_and_hand_on(const RoundPlan& plan, std::byte* partitioned, std::size_t width, const RoundHooks& hooks,
+                      RoundsReport& report, Stopwatch& phase) {
+  const std::size_t rounds = plan.rounds();
+  const auto keys_of = [&](std::size_t r) { return partitioned + plan.cuts[r] * width; };
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::vector<char> sorted(rounds, 0);  // guarded by mutex, as failure is
+  std::exception_ptr failure;
+  const auto fail = [&](std::exception_ptr error) {
+    const std::lock_guard lock(mutex);
+    if (!failure) failure = std::move(error);
+    changed.notify_all();
+  };
+  {
+    std::vector<std::jthread> sorters;
+    for (unsigned s = 0; s < hooks.sorters; ++s) {
+      sorters.emplace_back([&, s] {
+        try {
+          for (std::size_t r = s; r < rounds; r += hooks.sorters) {
+            if (const std::lock_guard lock(mutex); failure) return;
+            hooks.sort_round(keys_of(r), plan.round_keys(r), s);
+            const std::lock_guard lock(mutex);
+            sorted[r] = 1;
+            changed.notify_all();
+          }
+        } catch (...) {
+          fail(std::current_exception());
+        }
+      });
+    }
+    try {
+      for (std::size_t r = 0; r < rounds; ++r) {
+        {
+          std::unique_lock lock(mutex);
+          changed.wait(lock, [&] { return sorted[r] != 0 || failure; });
+          if (failure) break;
+        }
+        report.round_sort_seconds.push_back(phase.lap());
+        hooks.sorted(std::span<const std::byte>(keys_of(r), plan.round_keys(r) * width));
+        phase.lap();  // the hand-off (waiting for the writer, verifying) is not the sort's
+        report.round_keys.push_back(plan.round_keys(r));
+        if (hooks.on_rounds) hooks.on_rounds(r + 1, rounds);
+      }
+    } catch (...) {
+      fail(std::current_exception());
+    }
+  }  // the sorters have stopped
+  if (failure) std::rethrow_exception(failure);
+}
+
+}  // namespace
 
 RoundsReport sort_in_rounds(KeyType type, const std::byte* input, std::byte* partitioned, std::uint64_t count,
                             SortOrder order, std::uint64_t round_capacity, const RoundHooks& hooks,
@@ -26,16 +90,8 @@ RoundsReport sort_in_rounds(KeyType type, const std::byte* input, std::byte* par
   if (hooks.on_partitioned) hooks.on_partitioned();
   report.partition_seconds = phase.lap();
   if (hooks.on_rounds) hooks.on_rounds(0, plan.rounds());
-  for (std::size_t r = 0; r < plan.rounds(); ++r) {
-    std::byte* keys = partitioned + plan.cuts[r] * width;
-    const std::uint64_t n = plan.round_keys(r);
-    hooks.sort_round(keys, n);
-    report.round_sort_seconds.push_back(phase.lap());
-    hooks.sorted(std::span<const std::byte>(keys, n * width));
-    phase.lap();  // the hand-off (waiting for the writer, verifying) is not the sort's
-    report.round_keys.push_back(n);
-    if (hooks.on_rounds) hooks.on_rounds(r + 1, plan.rounds());
-  }
+  RMGSORT_EXPECTS(hooks.sorters > 0, "sort_in_rounds: at least one sorter");
+  sort_and_hand_on(plan, partitioned, width, hooks, report, phase);
   return report;
 }
 
@@ -64,7 +120,10 @@ SortOutcome sort_in_memory_rounds(SortEngine& engine, KeysInMemory& keys, const 
   SortedSink sink(run, layout, count);
   const std::string devices = engine.devices();
   RoundHooks hooks;
-  hooks.sort_round = [&](std::byte* round, std::uint64_t n) { (void)engine.sort(round, n, run.order); };  // in place
+  hooks.sorters = engine.concurrent_sorts();
+  hooks.sort_round = [&](std::byte* round, std::uint64_t n, unsigned sorter) {
+    (void)engine.sort_on(sorter, round, n, run.order);  // in place
+  };
   hooks.sorted = [&](std::span<const std::byte> round) { sink(SortedRound{round, {}}); };
   hooks.around_partition = [&](const std::function<void()>& partition) {
     engine.pin_while(partitioned.data(), partitioned.capacity(), partition, "partition");

@@ -1,7 +1,9 @@
 // The rounds path: keys that are larger than one sort of the engine (the GPUs' combined memory) but
 // fit host memory. The CPU partitions them into value-ordered rounds (host/round_partition.hpp), the
-// engine sorts each round in place, and each sorted round is handed on (to the writer) before the
-// next one is sorted, so that writing round r - 1 overlaps sorting round r.
+// engine sorts each round in place, and the sorted rounds are handed on (to the writer) in order.
+// The sorts run on threads of their own, one per sorter of the engine, round r on sorter r % S:
+// sorting runs ahead of the hand-off (writing round r overlaps sorting the next ones), and with two
+// sorters on the GPUs one round's copy back overlaps the next one's copy in.
 #pragma once
 
 #include <cstddef>
@@ -18,10 +20,12 @@
 
 namespace rmgsort {
 
-// What sort_in_rounds() calls. sort_round(keys, n) sorts a round in place; sorted(round bytes)
-// takes it. The rest may be empty.
+// What sort_in_rounds() calls. sort_round(keys, n, sorter) sorts a round in place, on sorter
+// `sorter` < sorters, from that sorter's thread (calls on different sorters overlap); sorted(round
+// bytes) takes it, on the caller's thread. The rest may be empty and run on the caller's thread.
 struct RoundHooks {
-  std::function<void(std::byte* keys, std::uint64_t count)> sort_round;
+  unsigned sorters = 1;
+  std::function<void(std::byte* keys, std::uint64_t count, unsigned sorter)> sort_round;
   std::function<void(std::span<const std::byte> round)> sorted;
   // Runs the partition (its argument) and returns when it is done: what the driver does meanwhile
   // (page-locking the partition's memory for every round at once) runs beside it.
@@ -35,9 +39,12 @@ struct RoundHooks {
 };
 
 // Partitions input[0, count) (keys of `type`) into `partitioned` (count keys, not overlapping the
-// input) in rounds of at most round_capacity keys, then, round by round in order, sorts each round
-// and hands it on (`hooks`). top_digits, when given, is the input's top-digit histogram counted
-// while it was read: the partition then skips its own counting pass (host/top_digit_histogram.hpp).
+// input) in rounds of at most round_capacity keys, then sorts the rounds and hands them on in order
+// (`hooks`). top_digits, when given, is the input's top-digit histogram counted while it was read:
+// the partition then skips its own counting pass (host/top_digit_histogram.hpp). What a sort or a
+// hand-off throws stops the sorts (each sorter finishes the round it is in) and is thrown here;
+// nothing after the failed round is handed on. The report's round_sort_seconds[r] is how long the
+// hand-off of round r waited for its sort (the sorts' part of the critical path).
 RoundsReport sort_in_rounds(KeyType type, const std::byte* input, std::byte* partitioned, std::uint64_t count,
                             SortOrder order, std::uint64_t round_capacity, const RoundHooks& hooks,
                             const TopDigitHistogram* top_digits = nullptr);

@@ -19,6 +19,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/error.hpp"
 #include "report/stats.hpp"
 #include "core/key_order.hpp"
 #include "core/record_layout.hpp"
@@ -90,6 +91,15 @@ class SortEngine {
   // Sorts records[0, count) in `order`, count <= the keys given to allocate(); stable. `records`
   // may be reordered (it is the sort's work space).
   virtual SortedRound sort(std::byte* records, std::uint64_t count, SortOrder order) = 0;
+  // How many sorts may run at once, each sort_on() a sorter of its own called from a thread of its
+  // own: the GPUs' engine for rounds of bare keys has two, so that one round's copy back overlaps
+  // the next one's copy in (sort/rounds_sort.hpp). 1, the default: sort() is sorter 0.
+  [[nodiscard]] virtual unsigned concurrent_sorts() const { return 1; }
+  // sort() on sorter `sorter` < concurrent_sorts(); calls on different sorters may overlap.
+  virtual SortedRound sort_on(unsigned sorter, std::byte* records, std::uint64_t count, SortOrder order) {
+    RMGSORT_EXPECTS(sorter == 0, "sort_on: a sorter the engine has");
+    return sort(records, count, order);
+  }
   // From now on, adds the bytes each sort() has placed to `progress` as it goes, and returns true;
   // false (the default) for an engine that tells nothing before its sort returns.
   virtual bool report_to(Progress& /*progress*/) { return false; }

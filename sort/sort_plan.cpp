@@ -27,9 +27,9 @@ bool sorts_records(const PlanRequest& request) { return !request.layout.is_bare_
 
 // The GPUs when they take `keys` records of `layout`, else the CPU, and why.
 SortPlan with_engine(const PlanRequest& request, const RecordLayout& layout, PositionSource positions,
-                     std::uint64_t keys) {
+                     std::uint64_t keys, RoundSorting rounds) {
   SortPlan plan;
-  if (request.choose_gpus) plan.engine = request.choose_gpus(layout, positions, keys, plan.cpu_because);
+  if (request.choose_gpus) plan.engine = request.choose_gpus(layout, positions, keys, rounds, plan.cpu_because);
   if (plan.engine) {
     plan.cpu_because.clear();
   } else {
@@ -40,16 +40,26 @@ SortPlan with_engine(const PlanRequest& request, const RecordLayout& layout, Pos
   return plan;
 }
 
-SortPlan with_engine(const PlanRequest& request, std::uint64_t keys) {
+SortPlan with_engine(const PlanRequest& request, std::uint64_t keys, RoundSorting rounds) {
   return with_engine(request, request.layout, request.positions ? PositionSource::sort_input : PositionSource::none,
-                     keys);
+                     keys, rounds);
+}
+
+// How `bytes` of the input in memory would be sorted in rounds: overlapped (two sorters on the GPUs)
+// when they are bare keys whose rounds path fits --host-memory (the keys and the partition buffer:
+// the GPUs sort bare keys in place, nothing beside them), else through spill files, a round at a time.
+RoundSorting rounds_of(const PlanRequest& request, std::uint64_t bytes) {
+  const bool in_memory = bytes <= request.host_memory / 2;
+  return !sorts_records(request) && in_memory ? RoundSorting::overlapped : RoundSorting::one_at_a_time;
 }
 
 // Records sorted in rounds (spill_sort's passes): the engine for them, whose records carry their
 // input positions when those are written.
 SortPlan with_round_engine(const PlanRequest& request, std::uint64_t keys) {
-  if (!request.positions) return with_engine(request, request.layout, PositionSource::none, keys);
-  return with_engine(request, request.layout.with_position(), PositionSource::appended, keys);
+  if (!request.positions)
+    return with_engine(request, request.layout, PositionSource::none, keys, RoundSorting::one_at_a_time);
+  return with_engine(request, request.layout.with_position(), PositionSource::appended, keys,
+                     RoundSorting::one_at_a_time);
 }
 
 // `keys` keys (`bytes`) in memory: sorted at once when the engine takes them all (with its buffer
@@ -186,7 +196,7 @@ std::uint64_t stream_prefix_limit(std::uint64_t host_memory) { return host_memor
 
 SortPlan plan_file(const PlanRequest& request, std::uint64_t bytes) {
   const std::uint64_t keys = request.layout.whole_records(request.input_name, bytes);
-  SortPlan plan = with_engine(request, keys);
+  SortPlan plan = with_engine(request, keys, rounds_of(request, bytes));
   plan_in_memory(plan, bytes, keys);
   if (sorts_records(request)) {
     // Records are not partitioned in memory: what one sort does not take goes through spill_sort.
@@ -202,14 +212,15 @@ SortPlan plan_stream(const PlanRequest& request, std::uint64_t prefix_bytes, boo
   if (!complete) {
     // Its length is unknown: the GPUs are planned for their largest round.
     SortPlan plan = sorts_records(request) ? with_round_engine(request, std::numeric_limits<std::uint64_t>::max())
-                                           : with_engine(request, std::numeric_limits<std::uint64_t>::max());
+                                           : with_engine(request, std::numeric_limits<std::uint64_t>::max(),
+                                                         RoundSorting::one_at_a_time);
     plan_spill(plan, request, prefix_bytes);
     return plan;
   }
   // At most half of --host-memory: the rounds' partition buffer fits beside it (and, on the CPU, the
   // buffers of the pairs' or the tags' sort; bare keys are sorted in place).
   const std::uint64_t keys = request.layout.whole_records(request.input_name, prefix_bytes);
-  SortPlan plan = with_engine(request, keys);
+  SortPlan plan = with_engine(request, keys, rounds_of(request, prefix_bytes));
   plan_in_memory(plan, prefix_bytes, keys);
   if (sorts_records(request) && (plan.path == SortPath::rounds || plan.memory.peak() > request.host_memory)) {
     // The prefix leads spill_sort's pass (its spill file in --temp-dir: planned like a stream's).

@@ -24,7 +24,9 @@
 // The GPUs' engine holds its device memory from the moment it is chosen (sort/gpu_engine.hpp), so
 // the rounds planned here are rounds the GPUs have memory for: planned again with smaller rounds
 // when another process took memory meanwhile, or, when not even that could be allocated, the CPU's
-// engine with cpu_because saying so, and every part above the CPU's.
+// engine with cpu_because saying so, and every part above the CPU's. Bare keys whose rounds path fits
+// --host-memory get the GPUs' engine of two sorters (RoundSorting::overlapped), whose rounds are
+// half as large: the rounds path sorts two at once; the spill path and records sort one at a time.
 #pragma once
 
 #include <cstddef>

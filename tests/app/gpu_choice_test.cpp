@@ -29,7 +29,7 @@ Choice choose(GpuSpec spec, std::vector<int> listed, const RecordLayout& layout,
   Choice result;
   GpuEngineChooser chooser = choose_gpu_engine(GpuChoice{std::move(spec), std::move(listed), std::nullopt, kThreads},
                                                result.selected);
-  result.engine = chooser(layout, PositionSource::none, records, result.why_not);
+  result.engine = chooser(layout, PositionSource::none, records, RoundSorting::one_at_a_time, result.why_not);
   return result;
 }
 
@@ -84,7 +84,7 @@ TEST(GpuChoice, ADeviceListIsNeverOverruledBySize) {
   const GpuEngineChooser chooser = choose_gpu_engine(choice, selected);
   std::string why_not;
   try {
-    const std::unique_ptr<SortEngine> engine = chooser(kU64, PositionSource::none, 1, why_not);
+    const std::unique_ptr<SortEngine> engine = chooser(kU64, PositionSource::none, 1, RoundSorting::one_at_a_time, why_not);
     EXPECT_EQ(why_not.find("small input"), std::string::npos) << why_not;
   } catch (const std::exception& error) {
     EXPECT_EQ(cuda_device_count(), 0) << error.what();

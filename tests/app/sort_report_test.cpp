@@ -16,7 +16,7 @@ const RecordLayout kU64 = RecordLayout::bare_key(KeyType::u64);
 // The CPU's plan for `keys` u64 keys in memory.
 SortPlan cpu_plan(std::uint64_t keys) {
   const PlanRequest request{kU64, false, "in.u64", std::uint64_t{1} << 30,
-                            [](const RecordLayout&, PositionSource, std::uint64_t, std::string& why_not) {
+                            [](const RecordLayout&, PositionSource, std::uint64_t, RoundSorting, std::string& why_not) {
                               why_not = "no GPU selected";
                               return std::unique_ptr<SortEngine>();
                             }};

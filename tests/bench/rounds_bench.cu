@@ -8,10 +8,14 @@
 //              rounds move each byte in and out once, so their floor is the keys' bytes at these rates.
 // The input is generated once; each run sorts a fresh copy of it (the copy untimed: the pipeline
 // frees its input once partitioned, as `rmgsort sort` does). The last run also checks the output
-// (--verify's order and checksum, round by round), outside the timed runs.
+// (--verify's order and checksum, round by round), outside the timed runs. Each way of sorting the
+// rounds (--sorters) is measured in the same run: "1", one sorter with all of the GPUs' memory, a
+// round at a time (the spill path's way, and the rounds path's before their sorts overlapped); "2",
+// two sorters of half of it each, alternate rounds, one's copy back beside the other's copy in (what
+// `rmgsort sort` does for bare keys in rounds); "both" (the default), 1 then 2, and their ratio.
 //
 //   rounds_bench [--type u64|u32|i32|i64|f32|f64] [--count N] [--gpus all|0,1] [--gpu-memory SIZE]
-//                [--repeats R] [--dist DIST] [--seed S]
+//                [--repeats R] [--dist DIST] [--seed S] [--sorters 1|2|both]
 //
 // N takes k, M, G (powers of 1000). Prints a markdown table, then one "RESULT key=value ..." line
 // per run. Exit status: 0, 1 if the output was wrong, 2 on a usage or setup error.
@@ -57,6 +61,7 @@ struct Options {
   int repeats = 2;
   std::string dist = "uniform";
   std::uint64_t seed = 1;
+  std::vector<RoundSorting> sortings = {RoundSorting::one_at_a_time, RoundSorting::overlapped};
 };
 
 Options parse_options(int argc, char** argv) {
@@ -79,6 +84,13 @@ Options parse_options(int argc, char** argv) {
     else if (arg == "--repeats") o.repeats = std::max(1, std::stoi(value()));
     else if (arg == "--dist") o.dist = value();
     else if (arg == "--seed") o.seed = std::stoull(value());
+    else if (arg == "--sorters") {
+      const std::string v = value();
+      if (v == "1") o.sortings = {RoundSorting::one_at_a_time};
+      else if (v == "2") o.sortings = {RoundSorting::overlapped};
+      else if (v == "both") o.sortings = {RoundSorting::one_at_a_time, RoundSorting::overlapped};
+      else throw Error("--sorters " + v + ": 1, 2 or both");
+    }
     else throw Error("unknown option " + arg);
   }
   return o;
@@ -198,7 +210,8 @@ void print_table(const Options& o, const Run& r, std::uint64_t bytes, double hos
               waited_s);
   std::printf("| sort of every round (GPUs host to host) | %.3f | %.2f | copy in + out, unoverlapped | %.3f |\n",
               r.outcome.times.sort, gb / r.outcome.times.sort, in_s + out_s);
-  std::printf("| of which the GPUs' own time | %.3f | %.2f | in and out at once (%.1f GB/s each way) | %.3f |\n",
+  std::printf("| of which the GPUs' own time (summed over the sorts, which overlap with 2 sorters) | %.3f | %.2f | "
+              "in and out at once (%.1f GB/s each way) | %.3f |\n",
               device, gb / device, pcie.both, both_s);
   std::printf("| after the rounds (release) | %.3f | | | |\n", r.outcome.times.write);
   std::printf("| **wall, host memory to host memory** | %.3f | **%.2f** | partition + copies unoverlapped | %.3f |\n",
@@ -216,28 +229,46 @@ int run(int argc, char** argv) {
   });
   const double host_gbps = host_copy_gbps(original.data(), bytes);
   const PcieRates pcie = pcie_rates(o.gpus);
-  std::string why_not;
-  std::unique_ptr<SortEngine> engine =
-      gpu_engine_chooser(o.gpus, o.gpu_memory)(RecordLayout::bare_key(o.type), PositionSource::none, o.count, why_not);
-  if (!engine) throw Error("no GPU engine: " + why_not);
-  if (engine->round_keys() >= o.count) throw Error("one round holds every key: give a smaller --gpu-memory");
   Progress progress(ProgressMode::never);
-  std::vector<Run> runs;
-  for (int i = 0; i < o.repeats; ++i) runs.push_back(sort_once(*engine, original, bytes, o, false, progress));
-  const Run checked = sort_once(*engine, original, bytes, o, true, progress);
-  const auto best = std::min_element(runs.begin(), runs.end(), [](const Run& a, const Run& b) { return a.wall < b.wall; });
-  std::printf("# rounds_bench: %.1f GB of %s (%s), %zu GPU(s), rounds of at most %llu keys; best of %d runs\n",
-              double(bytes) / 1e9, std::string(key_type_name(o.type)).c_str(), o.dist.c_str(), o.gpus.size(),
-              (unsigned long long)engine->round_keys(), o.repeats);
-  print_table(o, *best, bytes, host_gbps, pcie);
-  for (const Run& r : runs)
-    std::printf("RESULT gb=%.2f gpus=%zu rounds=%zu wall=%.3f partition=%.3f sort=%.3f after=%.3f gbps=%.2f\n",
-                double(bytes) / 1e9, o.gpus.size(), r.outcome.rounds->round_keys.size(), r.wall,
-                r.outcome.times.partition, r.outcome.times.sort, r.outcome.times.write, double(bytes) / 1e9 / r.wall);
+  std::vector<double> sort_seconds, walls;
+  bool all_ok = true;
+  for (const RoundSorting sorting : o.sortings) {
+    std::string why_not;
+    std::unique_ptr<SortEngine> engine = gpu_engine_chooser(o.gpus, o.gpu_memory)(
+        RecordLayout::bare_key(o.type), PositionSource::none, o.count, sorting, why_not);
+    if (!engine) throw Error("no GPU engine: " + why_not);
+    if (engine->round_keys() >= o.count) throw Error("one round holds every key: give a smaller --gpu-memory");
+    std::vector<Run> runs;
+    for (int i = 0; i < o.repeats; ++i) runs.push_back(sort_once(*engine, original, bytes, o, false, progress));
+    const Run checked = sort_once(*engine, original, bytes, o, true, progress);
+    const auto best =
+        std::min_element(runs.begin(), runs.end(), [](const Run& a, const Run& b) { return a.wall < b.wall; });
+    const unsigned sorters = engine->concurrent_sorts();
+    std::printf("\n## %u sorter%s: %.1f GB of %s (%s), %zu GPU(s), rounds of at most %llu keys; best of %d runs\n\n",
+                sorters, sorters == 1 ? ", a round at a time" : "s, alternate rounds overlapped", double(bytes) / 1e9,
+                std::string(key_type_name(o.type)).c_str(), o.dist.c_str(), o.gpus.size(),
+                (unsigned long long)engine->round_keys(), o.repeats);
+    print_table(o, *best, bytes, host_gbps, pcie);
+    for (const Run& r : runs)
+      std::printf("RESULT sorters=%u gb=%.2f gpus=%zu rounds=%zu wall=%.3f partition=%.3f sort=%.3f after=%.3f "
+                  "gbps=%.2f\n",
+                  sorters, double(bytes) / 1e9, o.gpus.size(), r.outcome.rounds->round_keys.size(), r.wall,
+                  r.outcome.times.partition, r.outcome.times.sort, r.outcome.times.write,
+                  double(bytes) / 1e9 / r.wall);
+    const bool ok = checked.outcome.verify_failure.empty();
+    std::printf("RESULT sorters=%u check=%s\n", sorters, ok ? "ok" : checked.outcome.verify_failure.c_str());
+    all_ok = all_ok && ok;
+    sort_seconds.push_back(best->outcome.times.sort);
+    walls.push_back(best->wall);
+  }
   std::printf("RESULT floors host_copy_gbps=%.2f pcie_in_gbps=%.2f pcie_out_gbps=%.2f pcie_both_gbps=%.2f\n", host_gbps,
               pcie.in, pcie.out, pcie.both);
-  std::printf("RESULT check=%s\n", checked.outcome.verify_failure.empty() ? "ok" : checked.outcome.verify_failure.c_str());
-  return checked.outcome.verify_failure.empty() ? 0 : 1;
+  if (sort_seconds.size() == 2)
+    std::printf("\nTwo sorters against one, same run: sort of every round %.3f s -> %.3f s (%.2fx), wall %.3f s -> "
+                "%.3f s (%.2fx).\n",
+                sort_seconds[0], sort_seconds[1], sort_seconds[0] / sort_seconds[1], walls[0], walls[1],
+                walls[0] / walls[1]);
+  return all_ok ? 0 : 1;
 }
 
 }  // namespace

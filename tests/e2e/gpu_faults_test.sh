@@ -111,7 +111,8 @@ fi
 
 # ---------------------------------------------------------------------------------------------------
 # The page-locking beside the read (in memory) or the partition (rounds): a failure leaves the
-# memory pageable, each sort page-locks its own keys, and the run succeeds and tells it.
+# memory pageable, each sort page-locks its own keys (in rounds, the two sorters' sorts one at a
+# time: neighbouring rounds may share a page), and the run succeeds and tells it.
 for path in in_memory rounds; do
   begin "page-lock:0, $path: sorted all the same, the failure told in --stats"
   path_args=()
@@ -123,6 +124,10 @@ for path in in_memory rounds; do
     beside=$([[ $path == rounds ]] && echo partition || echo read)
     [[ $(json "$WORK/page-lock-$path.json" "s['gpu']['host_page_locking']['beside']") == "$beside" ]] ||
       fail "host_page_locking is not beside the $beside"
+    # Rounds: two sorters, whose rounds may share a page, each page-locking its own in turn.
+    sorters=$([[ $path == rounds ]] && echo 2 || echo 1)
+    [[ $(json "$WORK/page-lock-$path.json" "s['gpu']['concurrent_sorters']") == "$sorters" ]] ||
+      fail "expected $sorters sorters"
     [[ $(json "$WORK/page-lock-$path.json" \
       "'injected: RMGSORT_INJECT_FAULT=page-lock:0' in (s['gpu']['host_page_locking']['failure'] or '')") == True ]] ||
       fail "--stats gpu.host_page_locking.failure does not tell the injected failure"

@@ -119,12 +119,16 @@ end
 # Inputs larger than --gpu-memory: partitioned on the CPU into rounds, each sorted on the GPUs
 # (--gpu-memory 8M holds about 0.9 million 4-byte keys per GPU: 4 million per GPU make 4 rounds or more).
 rounds_of() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["rounds"])' "$1"; }
-# expect_rounds STATS COUNTED: STATS shows at least 3 rounds, and whether the partition was given the
-# top-digit histogram counted while the input was read (COUNTED: True or False).
+sorters_of() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["gpu"]["concurrent_sorters"])' "$1"; }
+# expect_rounds STATS COUNTED: STATS shows at least 3 rounds, sorted by two sorters at once (bare keys
+# in rounds in memory: one round's copy back beside the next one's copy in), and whether the
+# partition was given the top-digit histogram counted while the input was read (COUNTED: True or False).
 expect_rounds() {
-  local rounds counted
+  local rounds counted sorters
   rounds=$(rounds_of "$1")
   ((rounds >= 3)) || fail "expected at least 3 rounds, got $rounds"
+  sorters=$(sorters_of "$1")
+  [[ $sorters == 2 ]] || fail "expected two sorters for rounds in memory, got $sorters"
   counted=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["round_partition"]["top_digits_counted_while_reading"])' "$1")
   [[ $counted == "$2" ]] || fail "top digits counted while reading: $counted, expected $2"
 }
@@ -160,6 +164,7 @@ if [[ $RC -eq 0 ]]; then
   [[ $(engine_of "$WORK/stats.json") == gpu ]] || fail "not sorted by the GPU engine"
   python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d["spilled"] and d["rounds"] >= 3 else 1)' \
     "$WORK/stats.json" || fail "expected a spill and at least 3 rounds"
+  [[ $(sorters_of "$WORK/stats.json") == 1 ]] || fail "the spill path sorts a round at a time with one sorter"
 fi
 rmg check "$WORK/out" -t f32 --input "$WORK/in"
 expect_rc 0

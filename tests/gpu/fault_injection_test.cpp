@@ -159,7 +159,7 @@ TEST(GpuEngineFaultTest, AnAllocationThatFailsOnceIsPlannedAgainWithSmallerRound
   const InjectedFault fault("allocate:0");
   Chooser chooser;
   std::string why_not;
-  std::unique_ptr<SortEngine> engine = chooser.choose(kU64, PositionSource::none, kKeys, why_not);
+  std::unique_ptr<SortEngine> engine = chooser.choose(kU64, PositionSource::none, kKeys, RoundSorting::one_at_a_time, why_not);
   ASSERT_NE(engine, nullptr) << why_not;
   EXPECT_EQ(engine->name(), "gpu");
   EXPECT_LT(engine->round_keys(), kKeys) << "half the memory, about half the round";
@@ -187,7 +187,7 @@ TEST(GpuEngineFaultTest, WhenNotEvenASmallerPlanIsAllocatedTheCpuSortsToldOnce) 
   const InjectedFault fault("allocate-always:0");
   Chooser chooser;
   std::string why_not;
-  EXPECT_EQ(chooser.choose(kU64, PositionSource::none, kKeys, why_not), nullptr);
+  EXPECT_EQ(chooser.choose(kU64, PositionSource::none, kKeys, RoundSorting::one_at_a_time, why_not), nullptr);
   EXPECT_NE(why_not.find("GPU 0"), std::string::npos) << why_not;
   EXPECT_NE(why_not.find("a smaller plan could not be allocated either"), std::string::npos) << why_not;
   ASSERT_EQ(chooser.notices.size(), 1u);
@@ -195,7 +195,7 @@ TEST(GpuEngineFaultTest, WhenNotEvenASmallerPlanIsAllocatedTheCpuSortsToldOnce) 
   EXPECT_NE(chooser.notices[0].find("; sorting on the CPU"), std::string::npos) << chooser.notices[0];
   // The rest of the run: the CPU, without trying or telling again.
   std::string again;
-  EXPECT_EQ(chooser.choose(kU64, PositionSource::none, 1000, again), nullptr);
+  EXPECT_EQ(chooser.choose(kU64, PositionSource::none, 1000, RoundSorting::one_at_a_time, again), nullptr);
   EXPECT_EQ(again, why_not);
   EXPECT_EQ(chooser.notices.size(), 1u);
 }
@@ -219,7 +219,7 @@ TEST(GpuEngineFaultTest, APlanWhoseGpusCannotHaveTheirMemoryIsAValidPlanForTheCp
 TEST(GpuEngineFaultTest, AFaultInAnEnginesSortNamesTheGpuAndTheStage) {
   Chooser chooser;
   std::string why_not;
-  std::unique_ptr<SortEngine> engine = chooser.choose(kU64, PositionSource::none, kKeys, why_not);
+  std::unique_ptr<SortEngine> engine = chooser.choose(kU64, PositionSource::none, kKeys, RoundSorting::one_at_a_time, why_not);
   ASSERT_NE(engine, nullptr) << why_not;
   EXPECT_EQ(chooser.notices.size(), 0u);
   engine->allocate(kKeys);

@@ -51,18 +51,22 @@ const RecordLayout kU64 = RecordLayout::bare_key(KeyType::u64);
 // The CPU only: no GPU selected.
 PlanRequest cpu_request(std::uint64_t host_memory) {
   return PlanRequest{kU64, false, "in.u64", host_memory,
-                     [](const RecordLayout&, PositionSource, std::uint64_t, std::string& why_not) {
+                     [](const RecordLayout&, PositionSource, std::uint64_t, RoundSorting, std::string& why_not) {
                        why_not = "no GPU selected";
                        return std::unique_ptr<SortEngine>();
                      }};
 }
 
-// Fake GPUs that sort at most round_keys keys at once; `asked` records the keys each choice was for.
-PlanRequest gpu_request(std::uint64_t host_memory, std::uint64_t round_keys, std::vector<std::uint64_t>* asked) {
+// Fake GPUs that sort at most round_keys keys at once; `asked` records the keys each choice was for,
+// `sortings` how their rounds would be sorted.
+PlanRequest gpu_request(std::uint64_t host_memory, std::uint64_t round_keys, std::vector<std::uint64_t>* asked,
+                        std::vector<RoundSorting>* sortings = nullptr) {
   return PlanRequest{kU64, false, "in.u64", host_memory,
-                     [round_keys, asked](const RecordLayout& layout, PositionSource positions, std::uint64_t keys,
-                                         std::string&) -> std::unique_ptr<SortEngine> {
+                     [round_keys, asked, sortings](const RecordLayout& layout, PositionSource positions,
+                                                   std::uint64_t keys, RoundSorting rounds,
+                                                   std::string&) -> std::unique_ptr<SortEngine> {
                        if (asked) asked->push_back(keys);
+                       if (sortings) sortings->push_back(rounds);
                        return std::make_unique<FakeGpus>(layout, round_keys, positions);
                      }};
 }
@@ -222,6 +226,29 @@ PlanRequest records_request(std::uint64_t host_memory, std::uint64_t round_keys,
   return request;
 }
 
+// The GPUs sort bare keys in rounds two at a time (overlapped) only where the rounds path holds them
+// in memory: the spill path and records sort a round at a time, with all of the GPUs' memory.
+TEST(SortPlanTest, BareKeysAskForOverlappedRoundsWhereTheRoundsPathHoldsThem) {
+  const auto sorting_of = [](const PlanRequest& base, std::uint64_t bytes, bool stream, bool complete) {
+    std::vector<RoundSorting> sortings;
+    PlanRequest request = gpu_request(base.host_memory, kMiB, nullptr, &sortings);
+    request.layout = base.layout;
+    request.positions = base.positions;
+    const SortPlan plan = stream ? plan_stream(request, bytes, complete) : plan_file(request, bytes);
+    EXPECT_FALSE(sortings.empty());
+    return std::pair{plan.path, sortings.empty() ? RoundSorting::one_at_a_time : sortings.front()};
+  };
+  const PlanRequest keys = gpu_request(64 * kMiB, kMiB, nullptr);
+  EXPECT_EQ(sorting_of(keys, 32 * kMiB, false, false), std::pair(SortPath::rounds, RoundSorting::overlapped));
+  EXPECT_EQ(sorting_of(keys, 32 * kMiB, true, true), std::pair(SortPath::rounds, RoundSorting::overlapped));
+  EXPECT_EQ(sorting_of(keys, 32 * kMiB + 8, false, false), std::pair(SortPath::spill, RoundSorting::one_at_a_time));
+  EXPECT_EQ(sorting_of(keys, 32 * kMiB, true, false), std::pair(SortPath::spill, RoundSorting::one_at_a_time));
+  const PlanRequest records = records_request(64 * kMiB, kMiB, false);
+  EXPECT_EQ(sorting_of(records, 100 * 1000, false, false).second, RoundSorting::one_at_a_time);
+  const PlanRequest positions = records_request(64 * kMiB, kMiB, true, kU64);
+  EXPECT_EQ(sorting_of(positions, 8 * 1000, false, false).second, RoundSorting::one_at_a_time);
+}
+
 TEST(SortPlanTest, RecordsInMemoryCountTheirTagsTheRadixBufferAndOneOutput) {
   const std::uint64_t records = 1000;
   const SortPlan plan = plan_file(records_request(64 * kMiB, 0, false), records * 100);
@@ -324,7 +351,7 @@ TEST(SortPlanTest, AnEngineIsGoneBeforeTheNextIsChosen) {
   int live = 0;
   std::vector<int> live_at_choice;
   PlanRequest request = records_request(256 * kMiB, 1000, false);
-  request.choose_gpus = [&](const RecordLayout& layout, PositionSource positions, std::uint64_t,
+  request.choose_gpus = [&](const RecordLayout& layout, PositionSource positions, std::uint64_t, RoundSorting,
                             std::string&) -> std::unique_ptr<SortEngine> {
     live_at_choice.push_back(live);
     return std::make_unique<Counted>(std::make_unique<FakeGpus>(layout, 1000, positions), &live);
@@ -354,7 +381,7 @@ TEST(SortPlanTest, GpusWhoseMemoryCannotBeHadLeaveAValidPlanForTheCpu) {
   const std::uint64_t host_memory = 32 * kMiB + cpu_scratch(4 * kMiB) - 1;
   EXPECT_EQ(plan_file(gpu_request(host_memory, 8 * kMiB, nullptr), 32 * kMiB).path, SortPath::in_memory);
   PlanRequest request = gpu_request(host_memory, 8 * kMiB, nullptr);
-  request.choose_gpus = [&](const RecordLayout&, PositionSource, std::uint64_t, std::string& why_not) {
+  request.choose_gpus = [&](const RecordLayout&, PositionSource, std::uint64_t, RoundSorting, std::string& why_not) {
     why_not = why;
     return std::unique_ptr<SortEngine>();
   };
