@@ -416,7 +416,8 @@ GpuEngineChooser gpu_engine_chooser(std::vector<int> gpus, std::optional<std::ui
       why_not = *given_up;
       return nullptr;
     }
-    std::unique_ptr<SortEngine> engine = choose_in_core(gpus, gpu_memory, notice, layout, positions, keys, rounds, why_not);
+    std::unique_ptr<SortEngine> engine =
+        choose_in_core(gpus, gpu_memory, notice, layout, positions, keys, rounds, why_not);
     if (!engine) *given_up = why_not;
     return engine;
   };

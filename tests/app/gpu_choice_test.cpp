@@ -84,7 +84,8 @@ TEST(GpuChoice, ADeviceListIsNeverOverruledBySize) {
   const GpuEngineChooser chooser = choose_gpu_engine(choice, selected);
   std::string why_not;
   try {
-    const std::unique_ptr<SortEngine> engine = chooser(kU64, PositionSource::none, 1, RoundSorting::one_at_a_time, why_not);
+    const std::unique_ptr<SortEngine> engine =
+        chooser(kU64, PositionSource::none, 1, RoundSorting::one_at_a_time, why_not);
     EXPECT_EQ(why_not.find("small input"), std::string::npos) << why_not;
   } catch (const std::exception& error) {
     EXPECT_EQ(cuda_device_count(), 0) << error.what();

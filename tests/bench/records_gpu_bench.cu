@@ -162,7 +162,8 @@ int run(int argc, char** argv) {
     std::vector<int> gpus(static_cast<std::size_t>(g));
     for (int d = 0; d < g; ++d) gpus[std::size_t(d)] = d;
     std::string why_not;
-    auto engine = gpu_engine_chooser(gpus, std::nullopt)(layout, PositionSource::none, n, RoundSorting::one_at_a_time, why_not);
+    auto engine =
+        gpu_engine_chooser(gpus, std::nullopt)(layout, PositionSource::none, n, RoundSorting::one_at_a_time, why_not);
     if (!engine) throw Error("no GPU engine: " + why_not);
     if (engine->round_keys() < n) {
       std::printf("RESULT what=rmgsort gpus=%d records=%llu seconds=nan note=more_than_one_round\n", g,

@@ -159,7 +159,8 @@ TEST(GpuEngineFaultTest, AnAllocationThatFailsOnceIsPlannedAgainWithSmallerRound
   const InjectedFault fault("allocate:0");
   Chooser chooser;
   std::string why_not;
-  std::unique_ptr<SortEngine> engine = chooser.choose(kU64, PositionSource::none, kKeys, RoundSorting::one_at_a_time, why_not);
+  std::unique_ptr<SortEngine> engine =
+      chooser.choose(kU64, PositionSource::none, kKeys, RoundSorting::one_at_a_time, why_not);
   ASSERT_NE(engine, nullptr) << why_not;
   EXPECT_EQ(engine->name(), "gpu");
   EXPECT_LT(engine->round_keys(), kKeys) << "half the memory, about half the round";
@@ -219,7 +220,8 @@ TEST(GpuEngineFaultTest, APlanWhoseGpusCannotHaveTheirMemoryIsAValidPlanForTheCp
 TEST(GpuEngineFaultTest, AFaultInAnEnginesSortNamesTheGpuAndTheStage) {
   Chooser chooser;
   std::string why_not;
-  std::unique_ptr<SortEngine> engine = chooser.choose(kU64, PositionSource::none, kKeys, RoundSorting::one_at_a_time, why_not);
+  std::unique_ptr<SortEngine> engine =
+      chooser.choose(kU64, PositionSource::none, kKeys, RoundSorting::one_at_a_time, why_not);
   ASSERT_NE(engine, nullptr) << why_not;
   EXPECT_EQ(chooser.notices.size(), 0u);
   engine->allocate(kKeys);

@@ -61,7 +61,8 @@ std::vector<T> sorted_in_rounds(const std::vector<T>& input, SortOrder order, st
     const auto* keys = reinterpret_cast<const T*>(round.data());
     handed_on.insert(handed_on.end(), keys, keys + round.size() / sizeof(T));
     const std::lock_guard lock(mutex);
-    const auto sort = std::find_if(sorted_by.begin(), sorted_by.end(), [&](const auto& s) { return s.first == round.data(); });
+    const auto sort =
+        std::find_if(sorted_by.begin(), sorted_by.end(), [&](const auto& s) { return s.first == round.data(); });
     EXPECT_NE(sort, sorted_by.end()) << "round " << handed << " handed on before it was sorted";
     if (sort != sorted_by.end()) EXPECT_EQ(sort->second, handed % sorters) << "round " << handed << "'s sorter";
     ++handed;
