@@ -15,6 +15,7 @@
 #include "sort/record_tag_sorter.hpp"
 
 #if RMGSORT_WITH_CUDA
+#include "gpu/cuda_check.hpp"
 #include "gpu/devices.hpp"
 #include "gpu/gpu_policy.hpp"
 #include "gpu/in_core_allocation.hpp"
@@ -155,6 +156,9 @@ class InCoreEngine final : public SortEngine {
     // rounds may share a page, which cannot be registered twice: such sorts run one at a time.
     std::unique_lock<std::mutex> one_at_a_time(unpinned_sorts_, std::defer_lock);
     if (sorters_.size() > 1 && !pinned(records, count * layout_.record_size)) one_at_a_time.lock();
+    // The calling thread may be new (a rounds sorter's): its first CUDA call would otherwise start
+    // GPU 0's context, on a GPU the run may not use.
+    RMGSORT_CUDA_TRY(cudaSetDevice(plan_.gpus.front()));
     try {
       return sort_on_gpus(*sorters_[sorter], records, count, order);
     } catch (...) {

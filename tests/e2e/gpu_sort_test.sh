@@ -146,6 +146,10 @@ for type in u32 u64 i32 i64 f32 f64; do
         if [[ $RC -eq 0 ]]; then
           [[ $(engine_of "$WORK/stats.json") == gpu ]] || fail "not sorted by the GPU engine"
           expect_rounds "$WORK/stats.json" True
+          # Two sorters of half the memory each: together within --gpu-memory on every GPU.
+          python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); m=d["peak_device_memory_bytes"]
+sys.exit(0 if len(m) == int(sys.argv[2]) and all(0 < b <= 8 << 20 for b in m) else 1)' "$WORK/stats.json" "$g" ||
+            fail "device memory beyond --gpu-memory 8M: $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["peak_device_memory_bytes"])' "$WORK/stats.json")"
         fi
         rmg check "$WORK/out" -t "$type" $order --input "$WORK/in"
         expect_rc 0
