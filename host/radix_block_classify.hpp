@@ -18,8 +18,9 @@ struct ClassifiedStripe {
 // buffer, and writes a buffer back to keys[written_end, +B) each time it fills. That never
 // overtakes the reading: a full buffer holds B keys that were read, so written_end + B <= the
 // next key to read. Leaves the buffers' counts (buffers.count, buffers.fill) for the cleanup.
-template <class Bits, class Load>
-ClassifiedStripe<Bits> classify_stripe(Bits* keys, std::size_t begin, std::size_t end, int shift, Load load,
+// digit(key) is the key's bucket, below kBuckets (host/radix_digits.hpp).
+template <class Bits, class Load, class Digit>
+ClassifiedStripe<Bits> classify_stripe(Bits* keys, std::size_t begin, std::size_t end, Digit digit, Load load,
                                        StripeBuffers<Bits>& buffers) {
   constexpr std::size_t B = StripeBuffers<Bits>::kBlockKeys;
   buffers.fill.fill(0);
@@ -28,7 +29,7 @@ ClassifiedStripe<Bits> classify_stripe(Bits* keys, std::size_t begin, std::size_
   std::size_t written = begin;
   Bits* const buffer = buffers.keys.get();
   const auto put = [&](Bits key) {
-    const std::size_t d = std::size_t(key >> shift) & (kBuckets - 1);
+    const std::size_t d = digit(key);
     const std::uint32_t f = buffers.fill[d];
     buffer[d * B + f] = key;
     if (f + 1 == B) {

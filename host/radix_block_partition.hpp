@@ -1,6 +1,6 @@
 // One in-place parallel MSD radix pass in the manner of IPS²Ra (Axtmann, Witt, Ferizovic, Sanders:
 // "Engineering In-place (Shared-memory) Sorting Algorithms", 2022): it moves keys[0, n) into 256
-// buckets by the digit (key >> shift) & 255 with no buffer the size of the keys. Four steps:
+// buckets by a digit of the key (host/radix_digits.hpp) with no buffer the size of the keys. Four steps:
 //  1. classify (host/radix_block_classify.hpp): each stripe's keys go into a block buffer per
 //     bucket; a full buffer is written back over the stripe's own front, so the stripe becomes
 //     whole one-bucket blocks followed by empty space;
@@ -71,11 +71,12 @@ struct PassOutcome {
   Bits differing;                                      // the bits in which the range's keys differ
 };
 
-// Partitions keys[0, n) in place into 256 buckets by (key >> shift) & 255, with `stripes` tasks
+// Partitions keys[0, n) in place into 256 buckets by digit(key) (a RadixDigit of 8 bits or a
+// LogDigit of at most 256 buckets, host/radix_digits.hpp, of the encoded key), with `stripes` tasks
 // (each with at least a block of keys), and stores every key as load() returned it (the encoded
 // radix bits). Not stable.
-template <class Bits, class Load>
-PassOutcome<Bits> block_partition(Bits* keys, std::size_t n, int shift, std::size_t stripes, Load load,
+template <class Bits, class Load, class Digit>
+PassOutcome<Bits> block_partition(Bits* keys, std::size_t n, Digit digit, std::size_t stripes, Load load,
                                   StripeBufferPool<Bits>& pool) {
   constexpr std::size_t B = StripeBuffers<Bits>::kBlockKeys;
   const std::size_t blocks = (n + B - 1) / B;
@@ -89,7 +90,7 @@ PassOutcome<Bits> block_partition(Bits* keys, std::size_t n, int shift, std::siz
   tbb::parallel_for(std::size_t{0}, stripes, [&](std::size_t s) {
     buffers[s] = pool.acquire();
     const std::size_t begin = stripe_block(s) * B, end = std::min(stripe_block(s + 1) * B, n);
-    const ClassifiedStripe<Bits> stripe = classify_stripe(keys, begin, end, shift, load, *buffers[s]);
+    const ClassifiedStripe<Bits> stripe = classify_stripe(keys, begin, end, digit, load, *buffers[s]);
     full_end[s] = stripe.written_end / B;
     any[s] = stripe.any;
     all[s] = stripe.all;
@@ -123,7 +124,7 @@ PassOutcome<Bits> block_partition(Bits* keys, std::size_t n, int shift, std::siz
 
   // 3. The block that ends past n (if the last region reaches it) is written to `overflow`.
   std::vector<Bits> overflow(n % B != 0 ? B : 0);
-  const BlockPermutation<Bits> permutation{keys, n, shift, pointers.data(), overflow.data()};
+  const BlockPermutation<Bits, Digit> permutation{keys, n, digit, pointers.data(), overflow.data()};
   tbb::parallel_for(std::size_t{0}, stripes, [&](std::size_t s) { permutation.run(s * kBuckets / stripes); });
 
   // 4. First every bucket's keys that its last block put beyond its end, in the next bucket's

@@ -92,17 +92,17 @@ class Backoff {
   int spins_ = 0;
 };
 
-template <class Bits>
+template <class Bits, class Digit>
 struct BlockPermutation {
   static constexpr std::size_t B = StripeBuffers<Bits>::kBlockKeys;
 
   Bits* keys;
   std::size_t n;
-  int shift;
+  Digit digit;  // a key's bucket (host/radix_digits.hpp)
   BucketPointers* pointers;
   Bits* overflow;  // stands in for the block that would end past n
 
-  [[nodiscard]] std::size_t bucket_of(const Bits* block) const { return std::size_t(block[0] >> shift) & (kBuckets - 1); }
+  [[nodiscard]] std::size_t bucket_of(const Bits* block) const { return digit(block[0]); }
 
   // One thread's part: takes unplaced blocks from bucket `first`'s region, then the next bucket's,
   // around; puts each into its bucket's next slot (stepping over slots whose block is that bucket's

@@ -12,6 +12,7 @@
 #include <memory>
 
 #include "host/radix_block_partition.hpp"
+#include "host/radix_digits.hpp"
 #include "host/radix_sort_cache.hpp"
 #include "host/radix_sort_config.hpp"
 #include "host/radix_sort_prefix.hpp"
@@ -139,7 +140,8 @@ class RadixSorter {
     });
   }
 
-  // One in-place pass by the leading digit in which the keys differ, then the buckets.
+  // One in-place pass by the leading digit in which the keys differ (a logarithmic digit instead
+  // where a sample says it spreads them much better: keys of many magnitudes), then the buckets.
   template <bool kRaw>
   void sort_parallel(std::size_t begin, std::size_t end, int bit_end) {
     const std::size_t n = end - begin;
@@ -154,15 +156,21 @@ class RadixSorter {
       if (kRaw) finished_all();  // only the first pass reads raw keys
       return;
     }
-    int shift = Cache::next_shift(differing, bit_end, kDigitBits);
     // The range's share of the threads, so that the passes running at once (on disjoint ranges)
     // have about as many stripes together as there are threads.
     const std::size_t share = (n * concurrency_ + n_ - 1) / n_;
     const std::size_t stripes = std::clamp<std::size_t>(std::min(n / kKeysPerTask, share), 1, concurrency_);
-    auto outcome = radix_sort_detail::block_partition(keys, n, shift, stripes, Load<kRaw>{}, pool_);
+    if (bit_end > kDigitBits && spreads_logarithmically<kRaw>(keys, n, bit_end, differing)) {
+      const LogDigit log(bit_end, kDigitBits);
+      const auto outcome = radix_sort_detail::block_partition(keys, n, log, stripes, Load<kRaw>{}, pool_);
+      return sort_buckets<kRaw>(begin, outcome.bucket_begin, log);
+    }
+    int shift = Cache::next_shift(differing, bit_end, kDigitBits);
+    const auto radix = [](int at) { return RadixDigit{at, kBuckets - 1}; };
+    auto outcome = radix_sort_detail::block_partition(keys, n, radix(shift), stripes, Load<kRaw>{}, pool_);
     if (shift + kDigitBits < kKeyBits && (outcome.differing >> (shift + kDigitBits)) != 0) {
       shift = Cache::next_shift(outcome.differing, bit_end, kDigitBits);
-      outcome = radix_sort_detail::block_partition(keys, n, shift, stripes, Load<false>{}, pool_);
+      outcome = radix_sort_detail::block_partition(keys, n, radix(shift), stripes, Load<false>{}, pool_);
     }
     if (shift == 0) {
       // Each bucket holds one value: the range is sorted once decoded.
@@ -171,9 +179,13 @@ class RadixSorter {
       if (kRaw) finished_all();
       return;
     }
+    sort_buckets<kRaw>(begin, outcome.bucket_begin, radix(shift));
+  }
 
-    const auto& bucket_begin = outcome.bucket_begin;
-    if (kRaw && prefix_ != nullptr) return sort_buckets_in_order(begin, shift, bucket_begin);
+  // The buckets of a pass by `digit` over the range at `begin`, each on the bits below its bit_end.
+  template <bool kRaw, class Digit>
+  void sort_buckets(std::size_t begin, const std::array<std::size_t, kBuckets + 1>& bucket_begin, const Digit& digit) {
+    if (kRaw && prefix_ != nullptr) return sort_buckets_in_order(begin, bucket_begin, digit);
     // (The partitioning of parallel_for(0, kBuckets, body): each chunk of buckets sums the keys its
     // cache-sized buckets leave sorted, and counts them once.)
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, kBuckets), [&](const auto& buckets) {
@@ -182,9 +194,9 @@ class RadixSorter {
         const std::size_t size = bucket_begin[d + 1] - bucket_begin[d];
         if (size == 0) continue;
         if (size > kSequentialKeys) {
-          sort_parallel<false>(begin + bucket_begin[d], begin + bucket_begin[d + 1], shift);
+          sort_parallel<false>(begin + bucket_begin[d], begin + bucket_begin[d + 1], digit.bit_end(d));
         } else {
-          sort_in_cache<false>(begin + bucket_begin[d], begin + bucket_begin[d + 1], shift);
+          sort_in_cache<false>(begin + bucket_begin[d], begin + bucket_begin[d + 1], digit.bit_end(d));
           finished += size;
         }
       }
@@ -192,19 +204,37 @@ class RadixSorter {
     });
   }
 
+  // Whether a LogDigit spreads the range's keys much better than a radix digit (host/radix_digits.hpp),
+  // judged on kLogSampleKeys keys spread over it; not even asked when 256 of them spread evenly over
+  // the radix digit (no bucket beyond 1/32 of them), which costs a few microseconds where the full
+  // test's sorts cost ~50 (2^26 uniform u32: 257 passes, ~9 % of the sort).
+  template <bool kRaw>
+  static bool spreads_logarithmically(const Bits* keys, std::size_t n, int bit_end, Bits differing) {
+    const RadixDigit radix{Cache::next_shift(differing, bit_end, kDigitBits), kBuckets - 1};
+    std::array<std::uint16_t, kBuckets> count{};
+    std::uint16_t most = 0;
+    for (std::size_t i = 0; i < kBuckets; ++i)
+      most = std::max(most, ++count[radix(load<kRaw>(keys + n / kBuckets * i))]);
+    if (most <= kBuckets / 32) return false;
+    std::array<std::uint64_t, radix_config::kLogSampleKeys> sample;
+    for (std::size_t i = 0; i < sample.size(); ++i) sample[i] = load<kRaw>(keys + n / sample.size() * i);
+    return rmgsort::spreads_logarithmically(sample, ~std::uint64_t{0}, bit_end, kDigitBits);
+  }
+
   // The first pass's buckets when the finished prefix is asked for: in ascending order, each told
   // to prefix_ once it and every bucket before it are sorted.
-  template <class BucketBegin>
-  void sort_buckets_in_order(std::size_t begin, int shift, const BucketBegin& bucket_begin) {
+  template <class Digit>
+  void sort_buckets_in_order(std::size_t begin, const std::array<std::size_t, kBuckets + 1>& bucket_begin,
+                             const Digit& digit) {
     radix_sort_detail::FinishedPrefix finished(bucket_begin.data(), kBuckets, *prefix_);
     radix_sort_detail::for_each_bucket_in_order(
         kBuckets, concurrency_,
         [&](std::size_t d) {
           const std::size_t size = bucket_begin[d + 1] - bucket_begin[d];
           if (size > kSequentialKeys) {
-            sort_parallel<false>(begin + bucket_begin[d], begin + bucket_begin[d + 1], shift);
+            sort_parallel<false>(begin + bucket_begin[d], begin + bucket_begin[d + 1], digit.bit_end(d));
           } else if (size > 0) {
-            sort_in_cache<false>(begin + bucket_begin[d], begin + bucket_begin[d + 1], shift);
+            sort_in_cache<false>(begin + bucket_begin[d], begin + bucket_begin[d + 1], digit.bit_end(d));
             placed(size);
           }
         },

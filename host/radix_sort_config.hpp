@@ -43,4 +43,8 @@ inline constexpr std::size_t kInsertionSortKeys = 32;
 // passes that run at once hold about two stripe buffers a thread, however the input is skewed.
 inline constexpr std::size_t kKeysPerTask = std::size_t{1} << 18;
 
+// Keys sampled from a range before a parallel pass to choose between a radix digit and a
+// logarithmic one (host/radix_digits.hpp), as the stable sort of pairs does.
+inline constexpr std::size_t kLogSampleKeys = 1024;
+
 }  // namespace rmgsort::radix_config

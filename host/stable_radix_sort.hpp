@@ -20,6 +20,7 @@
 #include <cstring>
 #include <vector>
 
+#include "host/radix_digits.hpp"
 #include "host/record_tags_config.hpp"
 #include "host/task_offsets.hpp"
 
@@ -27,48 +28,6 @@ namespace rmgsort {
 namespace stable_radix_sort_detail {
 
 using namespace record_tags_config;
-
-// The bucket of a key in a parallel MSD pass. Both kinds are monotone in the key, so a stable
-// scatter by either leaves the range sorted but within buckets, and the keys of bucket d agree on
-// every bit at and above bit_end(d) (those above the range's bit_end agree already).
-//
-// RadixDigit: bits [shift, shift + bits) of the key.
-struct RadixDigit {
-  int shift;
-  std::uint64_t mask;
-  std::size_t operator()(std::uint64_t key) const { return std::size_t((key >> shift) & mask); }
-  std::size_t buckets() const { return std::size_t(mask) + 1; }
-  int bit_end(std::size_t) const { return shift; }
-};
-
-// LogDigit: the key's bits below bit_end as a floating-point number with `mantissa` bits: its bit
-// width, then the `mantissa` bits below its leading one (values below 2^(mantissa + 1): a bucket
-// each). Keys spread over many orders of magnitude (Zipf's law: a radix digit leaves most of
-// them in bucket 0, pass after pass) fill its buckets about evenly, a value of few a bucket.
-struct LogDigit {
-  int mantissa;
-  std::uint64_t low;  // the bits below the range's bit_end
-  LogDigit(int bit_end, int digit_bits)
-      : mantissa(mantissa_bits(bit_end, digit_bits)),
-        low(bit_end >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bit_end) - 1),
-        buckets_(std::size_t(bit_end - mantissa + 1) << mantissa) {}
-  // The widest mantissa whose buckets number at most 2^digit_bits; requires bit_end > digit_bits.
-  static int mantissa_bits(int bit_end, int digit_bits) {
-    int m = 0;
-    while (((std::uint64_t(bit_end - m)) << (m + 1)) <= (std::uint64_t{1} << digit_bits)) ++m;
-    return m;
-  }
-  // Bucket (e - 1) * 2^mantissa + (x >> (e - 1)), e = max(bit_width(x) - mantissa, 1): contiguous,
-  // and x >> (e - 1) is the same for every key of the bucket.
-  std::size_t operator()(std::uint64_t key) const {
-    const std::uint64_t x = key & low;
-    const int e = std::max(int(std::bit_width(x)) - mantissa, 1);
-    return (std::size_t(e - 1) << mantissa) + std::size_t(x >> (e - 1));
-  }
-  std::size_t buckets() const { return buckets_; }
-  int bit_end(std::size_t d) const { return std::max(int(d >> mantissa) - 1, 0); }
-  std::size_t buckets_;
-};
 
 // One sort call. A range lives in `a` (the caller's elements, where the result must end up) or in
 // `b` (scratch) at the same offsets; every sort_* function leaves its range sorted in `a`. Elements
@@ -308,33 +267,13 @@ class StableRadixSorter {
     pass.partition(radix, radix.shift <= std::countr_zero(differing));
   }
 
-  // Whether a LogDigit of the range's bits below bit_end leaves its largest bucket less than a
-  // quarter of a radix digit's largest, and that one holds more than 1/32 of the range (evenly
-  // spread keys leave buckets of 1/2^digit_bits), judged on kLogSample keys spread over the range.
+  // Whether a LogDigit of the range's bits below bit_end spreads it much better than a radix digit
+  // (host/radix_digits.hpp), judged on kLogSample keys spread over the range.
   bool spread_logarithmically(const Element* in, std::uint64_t begin, std::uint64_t end, int bit_end,
                               int digit_bits) const {
     std::array<std::uint64_t, kLogSample> sample;
-    std::uint64_t any = 0, all = ~std::uint64_t{0};
-    for (std::uint64_t i = 0; i < kLogSample; ++i) {
-      sample[i] = key(in[begin + (end - begin) / kLogSample * i]);
-      any |= sample[i], all &= sample[i];
-    }
-    const std::uint64_t differing = (any ^ all) & prefix_mask_;
-    const RadixDigit radix{std::max(int(std::bit_width(differing)) - digit_bits, 0),
-                           (std::uint64_t{1} << digit_bits) - 1};
-    const auto largest = [&](auto digit) {
-      std::array<std::size_t, kLogSample> buckets;
-      for (std::uint64_t i = 0; i < kLogSample; ++i) buckets[i] = digit(sample[i]);
-      std::sort(buckets.begin(), buckets.end());
-      std::uint64_t most = 0;
-      for (std::uint64_t i = 0, run = 0; i < kLogSample; ++i) {
-        run = i > 0 && buckets[i] == buckets[i - 1] ? run + 1 : 1;
-        most = std::max(most, run);
-      }
-      return most;
-    };
-    const std::uint64_t radix_most = largest(radix);
-    return radix_most > kLogSample / 32 && largest(LogDigit(bit_end, digit_bits)) * 4 < radix_most;
+    for (std::uint64_t i = 0; i < kLogSample; ++i) sample[i] = key(in[begin + (end - begin) / kLogSample * i]);
+    return spreads_logarithmically(sample, prefix_mask_, bit_end, digit_bits);
   }
 
   // One parallel MSD pass over [begin, end) of `in` into other(in). Task t owns elements [part(t),

@@ -10,7 +10,10 @@
 #include <algorithm>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
+
+#include "host/radix_digits.hpp"
 
 namespace rmgsort::radix_sort_detail {
 namespace {
@@ -45,16 +48,19 @@ std::vector<Bits> keys_shaped(const std::string& shape, std::size_t n, int shift
   return keys;
 }
 
-template <class Bits>
-void expect_partitioned(const std::vector<Bits>& input, int shift, std::size_t stripes, const std::string& what) {
+// Partitions INPUT by DIGIT (a RadixDigit by default: 8 bits at `shift`) and checks every key.
+template <class Bits, class Digit = RadixDigit>
+void expect_partitioned(const std::vector<Bits>& input, int shift, std::size_t stripes, const std::string& what,
+                        Digit digit = RadixDigit{0, 0}) {
+  if constexpr (std::is_same_v<Digit, RadixDigit>) digit = RadixDigit{shift, kBuckets - 1};
   std::vector<Bits> keys = input;
   StripeBufferPool<Bits> pool;
-  const PassOutcome<Bits> outcome = block_partition(keys.data(), keys.size(), shift, stripes, Identity{}, pool);
+  const PassOutcome<Bits> outcome = block_partition(keys.data(), keys.size(), digit, stripes, Identity{}, pool);
   ASSERT_EQ(outcome.bucket_begin[0], 0u) << what;
   ASSERT_EQ(outcome.bucket_begin[kBuckets], keys.size()) << what;
   for (std::size_t d = 0; d < kBuckets; ++d) {
     for (std::size_t i = outcome.bucket_begin[d]; i < outcome.bucket_begin[d + 1]; ++i)
-      ASSERT_EQ(std::size_t(keys[i] >> shift) & (kBuckets - 1), d) << what << ": key " << i;
+      ASSERT_EQ(digit(keys[i]), d) << what << ": key " << i;
   }
   Bits any = 0, all = Bits(~Bits(0));
   for (Bits key : input) {
@@ -93,6 +99,30 @@ TYPED_TEST(BlockPartitionTest, AllKeysEqualAndALowDigit) {
   for (std::size_t n : {std::size_t{7}, 3 * B, 300 * B + 1}) {
     expect_partitioned(std::vector<Bits>(n, Bits(0x1234)), 0, 3, "all equal n=" + std::to_string(n));
     expect_partitioned(keys_shaped<Bits>("uniform", n, 0, n), 0, 3, "digit at bit 0, n=" + std::to_string(n));
+  }
+}
+
+// A logarithmic digit (keys of every magnitude, as Zipf's law makes them): every key in the bucket
+// of its magnitude and leading bits, buckets in key order.
+TYPED_TEST(BlockPartitionTest, EveryKeyInItsLogarithmicBucket) {
+  using Bits = TypeParam;
+  constexpr std::size_t B = StripeBuffers<Bits>::kBlockKeys;
+  constexpr int kBits = int(8 * sizeof(Bits));
+  std::mt19937_64 random(11);
+  for (const int bit_end : {kBits, kBits - 5, 9}) {
+    const LogDigit digit(bit_end, 8);
+    ASSERT_LE(digit.buckets(), kBuckets);
+    for (std::size_t n : {std::size_t{5}, 3 * B + 1, 700 * B + 9}) {
+      std::vector<Bits> keys(n);
+      for (Bits& key : keys) {  // a random width, then random bits below it; the bits above bit_end equal
+        const int width = int(random() % std::uint64_t(bit_end + 1));
+        const Bits below = width == 0 ? 0 : Bits(random() >> (64 - width));
+        key = Bits(bit_end >= kBits ? below : Bits(Bits(0x5) << bit_end) | below);
+      }
+      expect_partitioned(keys, 0, 3, "log digit, bit_end=" + std::to_string(bit_end) + " n=" + std::to_string(n),
+                         digit);
+      if (::testing::Test::HasFatalFailure()) return;
+    }
   }
 }
 
