@@ -66,19 +66,17 @@ inline bool spreads_logarithmically(std::span<const std::uint64_t> sample, std::
   const std::uint64_t differing = (any ^ all) & prefix_mask;
   const RadixDigit radix{std::max(int(std::bit_width(differing)) - digit_bits, 0),
                          (std::uint64_t{1} << digit_bits) - 1};
-  std::vector<std::size_t> buckets(sample.size());
+  // Both digits have at most 2^digit_bits buckets: counted, not sorted.
+  std::vector<std::uint32_t> count(std::size_t{1} << digit_bits);
   const auto largest = [&](auto digit) {
-    std::transform(sample.begin(), sample.end(), buckets.begin(), digit);
-    std::sort(buckets.begin(), buckets.end());
-    std::size_t most = 0;
-    for (std::size_t i = 0, run = 0; i < buckets.size(); ++i) {
-      run = i > 0 && buckets[i] == buckets[i - 1] ? run + 1 : 1;
-      most = std::max(most, run);
-    }
-    return most;
+    std::fill(count.begin(), count.end(), 0);
+    std::uint32_t most = 0;
+    for (const std::uint64_t key : sample) most = std::max(most, ++count[digit(key)]);
+    return std::size_t(most);
   };
   const std::size_t radix_most = largest(radix);
-  return radix_most > sample.size() / 32 && largest(LogDigit(bit_end, digit_bits)) * 4 < radix_most;
+  if (radix_most <= sample.size() / 32) return false;  // the radix digit spreads them well enough
+  return largest(LogDigit(bit_end, digit_bits)) * 4 < radix_most;
 }
 
 }  // namespace rmgsort

@@ -160,12 +160,12 @@ class RadixSorter {
     // have about as many stripes together as there are threads.
     const std::size_t share = (n * concurrency_ + n_ - 1) / n_;
     const std::size_t stripes = std::clamp<std::size_t>(std::min(n / kKeysPerTask, share), 1, concurrency_);
-    if (bit_end > kDigitBits && spreads_logarithmically<kRaw>(keys, n, bit_end, differing)) {
+    int shift = Cache::next_shift(differing, bit_end, kDigitBits);
+    if (bit_end > kDigitBits && spreads_logarithmically<kRaw>(keys, n, bit_end, shift)) {
       const LogDigit log(bit_end, kDigitBits);
       const auto outcome = radix_sort_detail::block_partition(keys, n, log, stripes, Load<kRaw>{}, pool_);
       return sort_buckets<kRaw>(begin, outcome.bucket_begin, log);
     }
-    int shift = Cache::next_shift(differing, bit_end, kDigitBits);
     const auto radix = [](int at) { return RadixDigit{at, kBuckets - 1}; };
     auto outcome = radix_sort_detail::block_partition(keys, n, radix(shift), stripes, Load<kRaw>{}, pool_);
     if (shift + kDigitBits < kKeyBits && (outcome.differing >> (shift + kDigitBits)) != 0) {
@@ -206,11 +206,11 @@ class RadixSorter {
 
   // Whether a LogDigit spreads the range's keys much better than a radix digit (host/radix_digits.hpp),
   // judged on kLogSampleKeys keys spread over it; not even asked when 256 of them spread evenly over
-  // the radix digit (no bucket beyond 1/32 of them), which costs a few microseconds where the full
-  // test's sorts cost ~50 (2^26 uniform u32: 257 passes, ~9 % of the sort).
+  // the radix digit (no bucket beyond 1/32 of them): a few microseconds, where the full test (then
+  // sorting its samples' buckets, ~50 us) cost 2^26 uniform u32 keys ~9 % of the sort in 257 passes.
   template <bool kRaw>
-  static bool spreads_logarithmically(const Bits* keys, std::size_t n, int bit_end, Bits differing) {
-    const RadixDigit radix{Cache::next_shift(differing, bit_end, kDigitBits), kBuckets - 1};
+  static bool spreads_logarithmically(const Bits* keys, std::size_t n, int bit_end, int radix_shift) {
+    const RadixDigit radix{radix_shift, kBuckets - 1};
     std::array<std::uint16_t, kBuckets> count{};
     std::uint16_t most = 0;
     for (std::size_t i = 0; i < kBuckets; ++i)
