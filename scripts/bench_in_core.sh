@@ -10,7 +10,14 @@
 #   4e9 zipf:1.0 u32 and 4e9 bits:10 u32 on 4 GPUs, as a ratio to uniform u32 on 4 GPUs
 #   all partitioning passes of uniform u32, 1e9 keys per GPU: the slowest GPU's histogram and scatter
 #   kernels plus the host exchange between them (partition_ms, see in_core_bench.cu)
-# Rows needing more GPUs than present are skipped. N shrinks, with a note, where host memory (two
+# Beside every sorter row, the copy floor of the same g measured in the same run (every GPU's pinned
+# copy of its share in, then out, no sort: in_core_bench's kind=copy_floor), and, with
+# RMG_SORT=/path/to/rmg-radix-mgpu-sort (the RMG thesis's multi-GPU sort, hpides/rmg-sort), that
+# sort's "Total sort duration" for the same keys and GPUs, the median of PEER_REPEATS (default 3)
+# runs, each stopped once it has printed its time (its own check of the output is skipped); without
+# it, the peer column shows the RMG paper's figure on 4 H200s where N is the target.
+# BENCH_GPUS (default "1 2 4") picks the GPU counts of the uniform rows. Rows needing more GPUs
+# than present are skipped. N shrinks, with a note, where host memory (two
 # copies of the keys) or GPU memory (g = 1: a double buffer of every key) is too small. Host memory
 # is MemAvailable, which reads low at first on machines whose memory grows as it is touched (such as
 # virtual machines): HOST_MEMORY_GIB=N overrides it. REPEATS (default 5) timed runs follow one warm-up.
@@ -103,13 +110,33 @@ field() { sed -n "s/.* $2=\([^ ]*\).*/\1/p" <<<"$1"; }
 result_line() { grep -E "^RESULT kind=$1 .* g=$2 " <<<"$results" | head -1 || true; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 
+# peer_ms KEYS G TYPE: the RMG sort's median host-to-host ms over PEER_REPEATS runs, each stopped
+# once it has printed "Total sort duration" (its own check after that is skipped); empty if it fails.
+peer_ms() {
+  local keys=$1 g=$2 type=$3 gpus run out pid times=()
+  gpus=$(seq -s, 0 $((g - 1)))
+  out=$(mktemp "${TMPDIR:-/tmp}/rmg_peer.XXXXXX")
+  for ((run = 0; run < ${PEER_REPEATS:-3}; ++run)); do
+    echo "running: $RMG_SORT $keys $gpus ${type/u/uint} uniform 0" >&2
+    "$RMG_SORT" "$keys" "$gpus" "${type/u/uint}" uniform 0 >"$out" 2>&1 &
+    pid=$!
+    while kill -0 "$pid" 2>/dev/null && ! grep -q 'Total sort duration' "$out"; do sleep 0.2; done
+    kill "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+    { echo "\$ $RMG_SORT $keys $gpus ${type/u/uint} uniform 0"; cat "$out"; } >>"$log"
+    times+=("$(sed -n 's/.*Total sort duration: *\([0-9.]*\) *ms.*/\1/p' "$out" | head -1)")
+  done
+  rm -f "$out"
+  printf '%s\n' "${times[@]}" | awk 'NF' | sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }'
+}
+
 rows=()
 # row CASE GPUS KEYS MS GKEYS_PER_S VERSUS ALLOCATION PHASES PEER
 row() { rows+=("$(printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s |' "$@")"); }
 
 # sorter_row CASE KEYS G LINE BASELINE_MS PEER_MS: a row for one RESULT kind=sorter line.
 sorter_row() {
-  local case=$1 keys=$2 g=$3 line=$4 baseline_ms=$5 peer=$6 status versus
+  local case=$1 keys=$2 g=$3 line=$4 baseline_ms=$5 peer=$6 status versus floor_line
   status=$(field "$line" status)
   if [[ $status != ok ]]; then
     row "$case" "$g" "$keys" "${status:-no result}" "" "" "" "" "$peer"
@@ -118,6 +145,10 @@ sorter_row() {
   fi
   versus=""
   [[ -n $baseline_ms ]] && versus="$(ratio "$baseline_ms" "$(field "$line" median_ms)")x"
+  floor_line=$(result_line copy_floor "$g")
+  if [[ $(field "$floor_line" status) == ok ]]; then
+    versus+="${versus:+; }$(ratio "$(field "$line" median_ms)" "$(field "$floor_line" floor_ms)")x the copy floor $(field "$floor_line" floor_ms) (in $(field "$floor_line" in_ms) + out $(field "$floor_line" out_ms))"
+  fi
   row "$case" "$g" "$keys" "$(field "$line" median_ms)" "$(field "$line" gkeys_per_s)" "$versus" \
     "$(field "$line" alloc_ms) (plan $(field "$line" plan_ms))" \
     "$(field "$line" copy_in_ms_max) / $(field "$line" histogram_ms_max) / $(field "$line" scatter_ms_max) / $(field "$line" swap_ms_max) / $(field "$line" sort_copy_back_ms_max); $(field "$line" passes) pass(es)" \
@@ -127,7 +158,7 @@ sorter_row() {
 # uniform_rows TYPE WIDTH TARGET PEER_G1 PEER_G2 PEER_G4: g = 1, 2, 4 and the baseline. Sets $n_used
 # and leaves the run's RESULT lines in $results.
 uniform_rows() {
-  local type=$1 width=$2 target=$3 n gpus="" g baseline_line baseline_ms="" case peer status
+  local type=$1 width=$2 target=$3 n gpus="" g baseline_line baseline_ms="" case peer status line
   local -A peers=([1]=$4 [2]=$5 [4]=$6)
   n=$(fit "$target" "$width" 1)
   n_used=$n
@@ -136,7 +167,7 @@ uniform_rows() {
     return
   fi
   [[ $n == "$target" ]] || notes+=("uniform $type: $(keys_text "$n") keys instead of $(keys_text "$target"): host memory $(gib "$host_bytes") GiB ($host_source), GPU memory $(gib "$gpu_free") GiB free")
-  for g in 1 2 4; do
+  for g in ${BENCH_GPUS:-1 2 4}; do
     if ((g <= present)); then gpus+=${gpus:+,}$g; else notes+=("uniform $type g=$g: skipped, $present GPU(s) present"); fi
   done
   run_bench --type "$type" --count "$n" --dist uniform --gpus "$gpus"
@@ -153,10 +184,16 @@ uniform_rows() {
       "$(grep -m1 '^baseline: not measured' <<<"$output" | cut -d: -f3- | cut -c2-160 || true)" ""
     [[ $status == not_measured ]] || failed=1
   fi
-  for g in 1 2 4; do
+  for g in ${BENCH_GPUS:-1 2 4}; do
     ((g <= present)) || continue
     peer=""
-    [[ $n == "$target" ]] && peer=${peers[$g]}
+    if [[ -n ${RMG_SORT:-} ]]; then
+      peer=$(peer_ms "$n" "$g" "$type")
+      line=$(result_line sorter "$g")
+      [[ -n $peer && $(field "$line" status) == ok ]] && peer="$peer; rmgsort $(ratio "$(field "$line" median_ms)" "$peer")x"
+    elif [[ $n == "$target" ]]; then
+      peer=${peers[$g]}
+    fi
     sorter_row "$case" "$(keys_text "$n")" "$g" "$(result_line sorter "$g")" "$baseline_ms" "$peer"
   done
 }
@@ -224,9 +261,14 @@ fi
   echo
   echo "Host memory to host memory; times in ms, the median of $repeats runs after one warm-up. Phases:"
   echo "copy in / histogram / scatter / swap / sort + copy out, the slowest GPU, from InCoreStats. Allocation:"
-  echo "building the sorter (plan apart). Peer: the RMG sort's own figure on 4 H200s, only where N is the target."
+  if [[ -n ${RMG_SORT:-} ]]; then
+    echo "building the sorter (plan apart). Peer: the RMG sort ($RMG_SORT) on the same keys and GPUs in this run, the median"
+    echo "of ${PEER_REPEATS:-3}, and rmgsort's time as a ratio to it."
+  else
+    echo "building the sorter (plan apart). Peer: the RMG sort's own figure on 4 H200s, only where N is the target."
+  fi
   echo
-  echo "| case | GPUs | keys | ms | G keys/s | vs baseline | allocation ms | phases ms | peer ms |"
+  echo "| case | GPUs | keys | ms | G keys/s | vs baseline; vs copy floor | allocation ms | phases ms | peer ms |"
   echo "|---|---|---|---|---|---|---|---|---|"
   printf '%s\n' "${rows[@]}"
   if ((${#notes[@]} > 0)); then

@@ -7,10 +7,12 @@
 //   baseline  pinned copy to GPU 0, cub::DeviceRadixSort::SortKeys of every bit (DoubleBuffer and
 //             temporary storage allocated beforehand), copy back; CUDA events, median of R after one
 //             warm-up. Printed as not measured where GPU 0 lacks the memory.
+//   copy floor every one of the g GPUs copying its share in, then out, all at once, with no sort
+//             (bench_copy_floor); after each g's sorter, whose memory is free again by then.
 // Every output, warm-up included, is checked: in order (find_disorder) and the input's checksum.
 //
 //   in_core_bench [--type u32|u64|i32|i64|f32|f64] [--count N] [--dist DIST] [--gpus 1,2,4] [--repeats R]
-//                 [--seed S] [--descending] [--no-baseline]
+//                 [--seed S] [--descending] [--no-baseline] [--no-copy-floor]
 //   in_core_bench --devices        "devices N", then "device ORDINAL FREE_BYTES TOTAL_BYTES NAME"
 //
 // N takes k, M, G, T (powers of 1000: 4G = 4e9). Besides readable lines, every measurement prints
@@ -68,6 +70,7 @@ struct Options {
   std::uint64_t seed = 1;
   SortOrder order = SortOrder::ascending;
   bool baseline = true;
+  bool copy_floor = true;
   bool list_devices = false;
 };
 
@@ -76,6 +79,7 @@ struct Options {
                "in_core_bench: %s\n"
                "usage: in_core_bench [--type u32|u64|i32|i64|f32|f64] [--count N] [--dist DIST] [--gpus 1,2,4] [--repeats R]\n"
                "                     [--seed S] [--descending] [--no-baseline]\n"
+               "                     [--no-copy-floor]\n"
                "       in_core_bench --devices\n",
                why.c_str());
   std::exit(2);
@@ -139,6 +143,8 @@ Options parse_options(int argc, char** argv) {
       options.order = SortOrder::descending;
     } else if (arg == "--no-baseline") {
       options.baseline = false;
+    } else if (arg == "--no-copy-floor") {
+      options.copy_floor = false;
     } else if (arg == "--devices") {
       options.list_devices = true;
     } else {
@@ -466,6 +472,68 @@ bool bench_baseline(const Options& o, const T* original, T* work, const KeyCheck
 }
 
 // ---------------------------------------------------------------------------------------------------
+// The copy floor: what the sort cannot beat, host memory to host memory
+
+// Every GPU of g copies its equal share of the page-locked keys in, all at once, then back out, all
+// at once: the in-core sort moves each key in and out once and cannot copy a key back before every
+// key is in, so in + out is its floor. `both`: in and out at once on every GPU (PCIe is full duplex;
+// the rounds overlap the directions, a single in-core sort cannot). Wall clock, median of R after
+// one warm-up, like the sorter.
+template <class T>
+void bench_copy_floor(const Options& o, T* work, int g) {
+  std::vector<std::uint64_t> share(std::size_t(g), o.count / std::uint64_t(g));
+  share[0] += o.count % std::uint64_t(g);
+  const std::unique_ptr<DeviceMemory[]> buffers(new DeviceMemory[std::size_t(g)]);
+  const std::unique_ptr<Stream[]> in(new Stream[std::size_t(g)]), out(new Stream[std::size_t(g)]);
+  for (int i = 0; i < g; ++i) {
+    const std::size_t gi = std::size_t(i);
+    RMGSORT_CUDA_TRY(cudaSetDevice(i));
+    DeviceMemory& buffer = buffers[gi];
+    const std::uint64_t bytes = std::max<std::uint64_t>(share[gi] * sizeof(T), 1);
+    RMGSORT_CUDA_TRY(cudaMalloc(&buffer.p, bytes));
+    RMGSORT_CUDA_TRY(cudaStreamCreateWithFlags(&in[gi].s, cudaStreamNonBlocking));
+    RMGSORT_CUDA_TRY(cudaStreamCreateWithFlags(&out[gi].s, cudaStreamNonBlocking));
+  }
+  // copies(to_device, to_host): every GPU's share in one or both directions; the wall time.
+  const auto copies = [&](bool to_device, bool to_host) {
+    const auto start = Clock::now();
+    std::uint64_t first = 0;
+    for (int i = 0; i < g; ++i) {
+      const std::size_t gi = std::size_t(i);
+      RMGSORT_CUDA_TRY(cudaSetDevice(i));
+      const std::uint64_t bytes = share[gi] * sizeof(T);
+      if (to_device)
+        RMGSORT_CUDA_TRY(cudaMemcpyAsync(buffers[gi].p, work + first, bytes, cudaMemcpyHostToDevice, in[gi].s));
+      if (to_host)  // (both at once: the bytes are garbage afterwards; every sort restores its input first)
+        RMGSORT_CUDA_TRY(cudaMemcpyAsync(work + first, buffers[gi].p, bytes, cudaMemcpyDeviceToHost, out[gi].s));
+      first += share[gi];
+    }
+    for (int i = 0; i < g; ++i) {
+      RMGSORT_CUDA_TRY(cudaStreamSynchronize(in[std::size_t(i)].s));
+      RMGSORT_CUDA_TRY(cudaStreamSynchronize(out[std::size_t(i)].s));
+    }
+    return ms_since(start);
+  };
+  std::vector<double> in_ms, out_ms, both_ms;
+  for (int run = 0; run <= o.repeats; ++run) {  // run 0: the warm-up
+    const double a = copies(true, false), b = copies(false, true), c = copies(true, true);
+    if (run == 0) continue;
+    in_ms.push_back(a);
+    out_ms.push_back(b);
+    both_ms.push_back(c);
+  }
+  const auto median = [](std::vector<double> v) { return v[median_index(v)]; };
+  const double floor = median(in_ms) + median(out_ms);
+  const double bytes = double(o.count) * sizeof(T);
+  std::printf("g=%d: copy floor %.1f ms: in %.1f ms (%.1f GB/s), out %.1f ms (%.1f GB/s), both at once %.1f ms "
+              "(medians of %d, all GPUs at once)\n",
+              g, floor, median(in_ms), bytes / median(in_ms) / 1e6, median(out_ms), bytes / median(out_ms) / 1e6,
+              median(both_ms), o.repeats);
+  std::printf("%s status=ok floor_ms=%.3f in_ms=%.3f out_ms=%.3f both_ms=%.3f\n",
+              result_prefix("copy_floor", o, g).c_str(), floor, median(in_ms), median(out_ms), median(both_ms));
+}
+
+// ---------------------------------------------------------------------------------------------------
 
 template <class T>
 int run(const Options& o) {
@@ -509,6 +577,14 @@ int run(const Options& o) {
       continue;
     }
     ok &= bench_sorter(o, original.get(), work.get(), input, g);
+    if (o.copy_floor) {
+      try {
+        bench_copy_floor(o, work.get(), g);
+      } catch (const Error& error) {
+        std::printf("g=%d: copy floor not measured: %s\n", g, error.what());
+        std::printf("%s status=not_measured\n", result_prefix("copy_floor", o, g).c_str());
+      }
+    }
   }
   if (o.baseline) {
     try {
