@@ -50,7 +50,7 @@ inline constexpr double kSmallBucketFraction = 0.01;
 // A GPU with more sort items than this sorts its whole chunk at once instead (thesis: MAX_BRS).
 inline constexpr std::size_t kMaxBucketSorts = 128;
 // The concurrent bucket-sort streams per GPU (thesis §4.4: up to two buckets sorted at once), so
-// that one bucket sorts while the previous one is copied back.
+// that a small bucket's sort does not leave the GPU idle; the copies back have a stream of their own.
 inline constexpr int kSortStreams = 2;
 
 }  // namespace rmgsort::gpu_policy

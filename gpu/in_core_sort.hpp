@@ -62,7 +62,8 @@ struct InCoreStats {
                                        // every GPU's histogram, and the host planner)
     std::vector<double> scatter_ms;    // one per pass (~0 where every part fell in one digit)
     double swap_ms = 0;
-    double sort_and_copy_back_ms = 0;  // bucket sorts overlapped with the copies back
+    double sort_and_copy_back_ms = 0;  // bucket sorts overlapped with the copies back, from the end of
+                                       // the GPU's sends (its first sorts start earlier, as keys arrive)
     std::uint64_t keys_received = 0;
     std::size_t bucket_sorts = 0;
   };

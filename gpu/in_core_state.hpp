@@ -3,7 +3,7 @@
 //   in_core_setup.cpp          allocation and peer access, once per sorter
 //   in_core_copy_in.cpp        1. the chunks to the GPUs (records: split into pairs there)
 //   in_core_partition_pass.cu  2. one partitioning pass: histograms, exchange, scatter
-//   in_core_swap.cpp           3. the all-to-all swap
+//   in_core_swap.cpp           3. the all-to-all swap (swap_waits.hpp: what each bucket sort waits for)
 //   in_core_bucket_sorts.cu    4. the bucket sorts with the copies back (pairs: joined first)
 //   in_core_stats.cpp          5. the statistics from the events
 //   in_core_sort.cu            sort_typed, the sequence of the phases, and InCoreSorter itself
@@ -15,6 +15,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,7 @@
 #include "gpu/partition_kernels.cuh"
 #include "gpu/partition_planner.hpp"
 #include "gpu/pass_parts.hpp"
+#include "gpu/swap_waits.hpp"
 
 namespace rmgsort {
 
@@ -52,12 +54,16 @@ struct GpuState {
   DeviceBuffer scan_temporary;
   std::array<DeviceBuffer, gpu_policy::kSortStreams> sort_temporary;
   Stream main;                                        // copy in, passes
-  std::array<Stream, gpu_policy::kSortStreams> sort;  // bucket sorts and copies back
+  std::array<Stream, gpu_policy::kSortStreams> sort;  // bucket sorts (decode, join)
+  Stream copy_back;                                   // the sorted buckets to the host, in bucket order
   std::vector<Stream> to_gpu;                         // swap: one stream per destination GPU
   Event start, copied_in, swap_start, swap_done, sorted;
   std::array<Event, kMaxPasses> histogram_start, histogram_done, scatter_start, scatter_done;
   std::array<Event, gpu_policy::kSortStreams> sort_stream_done;
+  std::array<Event, gpu_policy::kSortStreams> bucket_sorted;  // the last bucket enqueued on each sort stream
+  Event copied_back;
   std::vector<Event> sent_to;                         // per destination
+  std::deque<Event> transfer_done;                    // after the swap's awaited sends (swap_waits.hpp); grows
   int current = 0;                                    // which of `keys` holds this GPU's keys
 };
 
@@ -78,6 +84,11 @@ struct InCoreSorter::Impl {
   PinnedHostBuffer digit_starts;  // [spanning bucket][gpu][digit] of the current pass
   std::size_t digit_start_slots = 0;
   std::vector<std::string> staged_pairs;
+  // The swap's plan for the bucket sorts, set by swap(): each GPU's sorts, the transfers each waits
+  // for, and the event after each awaited transfer (in its source GPU's transfer_done).
+  std::vector<std::vector<BucketSort>> bucket_sorts;
+  SwapWaits waits;
+  std::vector<const Event*> transfer_events;
 
   explicit Impl(const InCorePlan& p);  // in_core_setup.cpp
 
@@ -104,6 +115,7 @@ struct InCoreSorter::Impl {
   void partition_pass(PartitionPlanner& planner, KeyInput input, SortOrder order,
                       const std::vector<std::uint64_t>& chunks);
   void wait_for_last_scatter();
+  // Enqueues the swap without waiting for it: each bucket sort waits for its own transfers.
   void swap(const PartitionPlanner& planner, std::size_t width, InCoreStats& stats);
   template <class T>
   void sort_buckets(std::byte* host, const PartitionPlanner& planner, SortOrder order, InCoreStats& stats);

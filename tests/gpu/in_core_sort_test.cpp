@@ -470,6 +470,32 @@ TYPED_TEST(InCoreSortTest, SortersOnTheSameDevicesCoexist) {
   expect_round_sorts<T>(*kept, buffer, "special", kMatrixKeys, SortOrder::ascending, 6);
 }
 
+// GPU 0 listed two and three times: the multi-GPU pipeline (planner passes, a swap whose transfers
+// are device-to-device copies, bucket sorts that start as their transfers end) on one device, so a
+// machine with one GPU runs it too. Sorted input keeps every key on its GPU (each GPU's buffers
+// change roles, nothing is copied); the smallest third first keeps the first GPU's keys in place
+// while the others swap theirs.
+TYPED_TEST(InCoreSortTest, OneDeviceListedAsSeveralGpusRunsTheMultiGpuPipeline) {
+  using T = TypeParam;
+  GuardedBuffer<T> buffer(kMatrixKeys, 0);
+  std::uint64_t seed = 50;
+  for (std::size_t g : {std::size_t{2}, std::size_t{3}}) {
+    InCoreSorter sorter(plan_in_core_for(key_type_of<T>(), std::vector<int>(g, 0), kMatrixKeys, std::nullopt));
+    for (const char* dist : {"uniform", "zipf:1.0", "bits:10", "zero", "special", "sorted"}) {
+      for (std::uint64_t n : {std::uint64_t{2}, std::uint64_t{1000}, kMatrixKeys}) {
+        expect_round_sorts<T>(sorter, buffer, dist, n, kOrders[seed % 2], seed);
+        ++seed;
+        if (::testing::Test::HasFatalFailure()) return;
+      }
+    }
+    std::vector<T> input = testing::generated_keys<T>("uniform", kMatrixKeys, seed++);
+    const auto third = input.begin() + std::ptrdiff_t(kMatrixKeys / 3);
+    std::nth_element(input.begin(), third, input.end(), KeyLess<T, SortOrder::ascending>{});
+    expect_sorter_sorts(sorter, buffer, input, reference_sort(input, SortOrder::ascending), SortOrder::ascending,
+                        "smallest third first, g=" + std::to_string(g));
+  }
+}
+
 TYPED_TEST(InCoreSortTest, CountsNotDivisibleByTheGpuCount) {
   using T = TypeParam;
   note_skipped_gpu_counts();

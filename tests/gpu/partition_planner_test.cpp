@@ -1,8 +1,10 @@
 // The planner driven by a host simulation of the in-core pipeline: real keys are split into GPU
 // chunks, partitioned pass by pass exactly as the GPUs will (histogram, stable scatter of each
-// spanning bucket's part), swapped by the plan and sorted by the plan's bit ranges only. The result
-// must equal std::sort, and the plan must respect the thesis's bounds.
+// spanning bucket's part), swapped by the plan, each transfer as late as the sorts' waits allow
+// (swap_waits), and sorted by the plan's bit ranges only. The result must equal std::sort, and the
+// plan must respect the thesis's bounds.
 #include "gpu/partition_planner.hpp"
+#include "gpu/swap_waits.hpp"
 
 #include <gtest/gtest.h>
 
@@ -67,43 +69,71 @@ SimulatedRun<Bits> simulate(const std::vector<Bits>& radix, int gpus, const Plan
     }
   }
 
-  // The swap: every destination key written exactly once.
+  // The swap as late as the GPUs may run it: a transfer runs when a sort waits for it (its stream's
+  // earlier transfers with it), the rest at the end. Each sort sorts its range of the receiving
+  // buffer, then scribbles over the same range of the sending buffer, as its double buffer does: a
+  // wait missing from swap_waits sorts keys not yet received, or sends scribbles.
   std::vector<std::vector<Bits>> received(g);
   std::vector<std::vector<int>> written(g);
+  std::vector<std::vector<BucketSort>> sorts(g);
   for (int j = 0; j < gpus; ++j) {
     const std::uint64_t keys = planner.boundaries()[std::size_t(j) + 1] - planner.boundaries()[std::size_t(j)];
     EXPECT_LE(keys, planner.buffer_keys()) << "GPU " << j << " receives more than its buffer";
     received[std::size_t(j)].assign(keys, Bits(0));
     written[std::size_t(j)].assign(keys, 0);
+    sorts[std::size_t(j)] = planner.sort_plan(j);
   }
+  const std::vector<KeyTransfer> transfers = planner.swap_plan();
+  const SwapWaits waits = swap_waits(transfers, sorts);
+  std::vector<bool> done(transfers.size(), false);
   std::vector<std::uint64_t> sent(g, 0);
-  for (const KeyTransfer& t : planner.swap_plan()) {
-    for (std::uint64_t k = 0; k < t.keys; ++k) {
-      received[std::size_t(t.dst_gpu)][t.dst_offset + k] = gpu[std::size_t(t.src_gpu)][t.src_offset + k];
-      ++written[std::size_t(t.dst_gpu)][t.dst_offset + k];
+  const auto run_through = [&](std::size_t last) {  // `last` and its stream's earlier transfers
+    for (std::size_t i = 0; i <= last; ++i) {
+      const KeyTransfer& t = transfers[i];
+      if (done[i] || t.src_gpu != transfers[last].src_gpu || t.dst_gpu != transfers[last].dst_gpu) continue;
+      for (std::uint64_t k = 0; k < t.keys; ++k) {
+        received[std::size_t(t.dst_gpu)][t.dst_offset + k] = gpu[std::size_t(t.src_gpu)][t.src_offset + k];
+        ++written[std::size_t(t.dst_gpu)][t.dst_offset + k];
+      }
+      sent[std::size_t(t.src_gpu)] += t.keys;
+      done[i] = true;
     }
-    sent[std::size_t(t.src_gpu)] += t.keys;
+  };
+  // The sorts: each by its bit range only; a copy-only range must already be one value per bucket,
+  // which the final comparison with std::sort checks. Taken in turn across the GPUs.
+  std::size_t most_sorts = 0;
+  for (const auto& list : sorts) most_sorts = std::max(most_sorts, list.size());
+  for (std::size_t k = 0; k < most_sorts; ++k) {
+    for (std::size_t j = 0; j < g; ++j) {
+      if (k >= sorts[j].size()) continue;
+      const BucketSort& sort = sorts[j][k];
+      std::vector<std::pair<int, int>> streams;
+      for (const std::size_t t : waits.of_sort[j][k]) {
+        EXPECT_TRUE(waits.awaited[t]);
+        streams.emplace_back(transfers[t].src_gpu, transfers[t].dst_gpu);
+        run_through(t);
+      }
+      std::sort(streams.begin(), streams.end());
+      EXPECT_EQ(std::adjacent_find(streams.begin(), streams.end()), streams.end()) << "one wait per stream";
+      EXPECT_EQ(sort.offset, k == 0 ? 0 : sorts[j][k - 1].offset + sorts[j][k - 1].keys) << "sorts in order";
+      auto& keys = received[j];
+      const Bits mask = sort.end_bit >= int(8 * sizeof(Bits)) ? Bits(~Bits(0)) : Bits((Bits(1) << sort.end_bit) - 1);
+      std::stable_sort(keys.begin() + std::ptrdiff_t(sort.offset), keys.begin() + std::ptrdiff_t(sort.offset + sort.keys),
+                       [mask](Bits a, Bits b) { return (a & mask) < (b & mask); });
+      auto& sending = gpu[j];
+      for (std::uint64_t i = sort.offset; i < std::min<std::uint64_t>(sort.offset + sort.keys, sending.size()); ++i)
+        sending[i] = Bits(0x5a5a5a5a5a5a5a5aULL);
+    }
   }
+  for (std::size_t t = 0; t < transfers.size(); ++t) run_through(t);
   for (int i = 0; i < gpus; ++i) {
     EXPECT_EQ(sent[std::size_t(i)], chunks[std::size_t(i)]) << "GPU " << i << " must send every key once";
     EXPECT_TRUE(std::all_of(written[std::size_t(i)].begin(), written[std::size_t(i)].end(), [](int w) { return w == 1; }))
         << "GPU " << i << " must receive every position exactly once";
-  }
-
-  // The sorts: each by its bit range only; a copy-only range must already be one value per bucket,
-  // which the final comparison with std::sort checks.
-  for (int j = 0; j < gpus; ++j) {
-    auto& keys = received[std::size_t(j)];
     std::uint64_t covered = 0;
-    for (const BucketSort& sort : planner.sort_plan(j)) {
-      EXPECT_EQ(sort.offset, covered) << "sorts cover the received keys in order";
-      covered = sort.offset + sort.keys;
-      const Bits mask = sort.end_bit >= int(8 * sizeof(Bits)) ? Bits(~Bits(0)) : Bits((Bits(1) << sort.end_bit) - 1);
-      std::stable_sort(keys.begin() + std::ptrdiff_t(sort.offset), keys.begin() + std::ptrdiff_t(sort.offset + sort.keys),
-                       [mask](Bits a, Bits b) { return (a & mask) < (b & mask); });
-    }
-    EXPECT_EQ(covered, keys.size());
-    run.sorted.insert(run.sorted.end(), keys.begin(), keys.end());
+    for (const BucketSort& sort : sorts[std::size_t(i)]) covered = sort.offset + sort.keys;
+    EXPECT_EQ(covered, received[std::size_t(i)].size()) << "sorts cover the received keys";
+    run.sorted.insert(run.sorted.end(), received[std::size_t(i)].begin(), received[std::size_t(i)].end());
   }
   run.passes = planner.passes_done();
   return run;
