@@ -4,30 +4,65 @@
 #include <map>
 #include <utility>
 
+#include "core/error.hpp"
+
 namespace rmgsort {
 namespace {
 
-bool overlaps(std::uint64_t offset, std::uint64_t keys, const BucketSort& sort) {
-  return offset < sort.offset + sort.keys && sort.offset < offset + keys;
+// The transfers of one side of one GPU (those writing into it, or those reading from it) in plan
+// order, which is the order of their offsets on that GPU; `offset` reads that offset.
+struct Side {
+  std::vector<std::size_t> transfers;
+  std::size_t next = 0;  // the first transfer that may overlap the next sort (sorts come in order)
+};
+
+// Adds to `last` (stream -> transfer) every transfer of `side` overlapping the sort, keeping each
+// stream's last. A transfer may overlap two neighbouring sorts: `next` stays on the last one seen.
+template <class Offset>
+void overlapping(Side& side, std::span<const KeyTransfer> transfers, const BucketSort& sort, Offset offset,
+                 std::map<std::pair<int, int>, std::size_t>& last) {
+  std::size_t i = side.next;
+  while (i < side.transfers.size() && offset(transfers[side.transfers[i]]) + transfers[side.transfers[i]].keys <= sort.offset)
+    ++i;
+  side.next = i;
+  for (; i < side.transfers.size() && offset(transfers[side.transfers[i]]) < sort.offset + sort.keys; ++i) {
+    const KeyTransfer& t = transfers[side.transfers[i]];
+    std::size_t& latest = last.try_emplace({t.src_gpu, t.dst_gpu}, side.transfers[i]).first->second;
+    latest = std::max(latest, side.transfers[i]);  // a GPU's transfers to itself are on both sides
+  }
 }
 
 }  // namespace
 
 SwapWaits swap_waits(std::span<const KeyTransfer> transfers, const std::vector<std::vector<BucketSort>>& sorts) {
+  const std::size_t g = sorts.size();
+  std::vector<Side> into(g), from(g);
+  for (std::size_t t = 0; t < transfers.size(); ++t) {
+    into[std::size_t(transfers[t].dst_gpu)].transfers.push_back(t);
+    from[std::size_t(transfers[t].src_gpu)].transfers.push_back(t);
+  }
+  const auto dst_offset = [](const KeyTransfer& t) { return t.dst_offset; };
+  const auto src_offset = [](const KeyTransfer& t) { return t.src_offset; };
+  for (std::size_t j = 0; j < g; ++j) {
+    for (const Side* side : {&into[j], &from[j]}) {
+      const bool receiving = side == &into[j];
+      for (std::size_t k = 1; k < side->transfers.size(); ++k) {
+        const KeyTransfer& before = transfers[side->transfers[k - 1]];
+        const KeyTransfer& after = transfers[side->transfers[k]];
+        RMGSORT_EXPECTS(receiving ? before.dst_offset < after.dst_offset : before.src_offset < after.src_offset,
+                        "the swap plan lists each GPU's transfers in the order of their offsets on it");
+      }
+    }
+  }
+
   SwapWaits waits;
   waits.awaited.assign(transfers.size(), false);
-  waits.of_sort.resize(sorts.size());
-  for (std::size_t j = 0; j < sorts.size(); ++j) {
-    const int gpu = int(j);
+  waits.of_sort.resize(g);
+  for (std::size_t j = 0; j < g; ++j) {
     for (const BucketSort& sort : sorts[j]) {
-      // The last transfer of each stream that the sort depends on.
-      std::map<std::pair<int, int>, std::size_t> last;
-      for (std::size_t t = 0; t < transfers.size(); ++t) {
-        const KeyTransfer& transfer = transfers[t];
-        const bool writes_into = transfer.dst_gpu == gpu && overlaps(transfer.dst_offset, transfer.keys, sort);
-        const bool reads_from = transfer.src_gpu == gpu && overlaps(transfer.src_offset, transfer.keys, sort);
-        if (writes_into || reads_from) last[{transfer.src_gpu, transfer.dst_gpu}] = t;
-      }
+      std::map<std::pair<int, int>, std::size_t> last;  // per stream (src, dst)
+      overlapping(into[j], transfers, sort, dst_offset, last);
+      overlapping(from[j], transfers, sort, src_offset, last);
       std::vector<std::size_t> indices;
       for (const auto& [stream, t] : last) {
         indices.push_back(t);

@@ -6,9 +6,9 @@
 // receives into, and writes the same range of the buffer j sends from (the sort's double buffer).
 // So it waits for every transfer that writes into the first range (to j) and every transfer that
 // reads from the second (from j). Each pair of GPUs has one stream, whose transfers run in plan
-// order, so waiting for the last such transfer of each stream is enough. (The plan lists its
-// transfers by bucket, so both offsets grow along each stream, and GPU j's first buckets arrive
-// first.)
+// order, so waiting for the last such transfer of each stream is enough. The plan lists its
+// transfers by bucket, so the offsets on each GPU grow along it (checked): GPU j's first buckets
+// arrive first, and one walk over each GPU's transfers beside its sorts finds every overlap.
 #pragma once
 
 #include <cstddef>
