@@ -1,5 +1,6 @@
 // The radix sort of one cache-sized range by one thread (host/radix_sort.cpp's base case): MSD
-// passes between the range and a scratch buffer of its size, LSD passes once few bits are left,
+// passes between the range and a scratch buffer of its size, LSD passes once few bits are left (or
+// over the highest bits of many, then insertion sort within the short runs sharing them),
 // insertion sort for the smallest buckets. Included by host/radix_sort.cpp only.
 #pragma once
 
@@ -119,6 +120,7 @@ class CacheSorter {
     if (differing == 0) return finish_equal<kRaw>(in, begin, end);
     if (std::bit_width(differing) - std::countr_zero(differing) <= unsigned(kLsdMaxBits))
       return sort_lsd<kRaw>(in, begin, end, differing);
+    if (n >= kTopWindowMinKeys) return sort_top_window<kRaw>(in, begin, end, differing);
     if (const int better = next_shift(differing, bit_end, digit_bits); better != shift) {
       shift = better;
       count_digits<kRaw>(in, begin, end, shift, mask, count);
@@ -144,6 +146,30 @@ class CacheSorter {
     for (std::size_t d = 0; d <= mask; ++d) {
       if (count[d] != 0) sort_sequential<false>(out, bucket_begin, bucket_begin + count[d], shift);
       bucket_begin += count[d];
+    }
+  }
+
+  // A range whose keys differ in more bits than LSD passes take: LSD passes over the highest of
+  // those bits, enough of them that few keys share them (2^bits >= 32 n), then each run of keys
+  // sharing them, short for spread keys, sorted by insertion, or again below them when longer.
+  template <bool kRaw>
+  void sort_top_window(const Bits* in, std::size_t begin, std::size_t end, Bits differing) {
+    using namespace radix_config;
+    const int high = int(std::bit_width(differing));
+    const int wanted = int(std::bit_width(end - begin)) + 5;
+    const int bits = std::min(kLsdMaxBits, (wanted + kDigitBits - 1) / kDigitBits * kDigitBits);
+    const int low = high - bits;  // > 0: the keys differ in more than kLsdMaxBits bits
+    sort_lsd<kRaw>(in, begin, end, Bits(low_mask(bits) << low));  // a_[begin, end): decoded, by [low, high)
+    for (std::size_t run = begin; run < end;) {
+      const Bits prefix = Bits(encode(a_[run]) >> low);
+      std::size_t next = run + 1;
+      while (next < end && Bits(encode(a_[next]) >> low) == prefix) ++next;
+      if (next - run > kInsertionSortKeys) {
+        sort_sequential<true>(a_, run, next, low);  // decoded keys are the caller's raw ones
+      } else if (next - run > 1) {
+        finish_by_insertion<true>(a_, run, next);
+      }
+      run = next;
     }
   }
 

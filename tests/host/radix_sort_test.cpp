@@ -92,6 +92,33 @@ TYPED_TEST(RadixSortTest, RandomSizesUpToAMillion) {
   expect_sorts_like_std_sort(generated<T>("special", 1000000, 3), SortOrder::descending, "special n=1e6");
 }
 
+// Cache-sized ranges whose keys differ in many bits are sorted by LSD passes over the highest of
+// them, then within the runs that share those (radix_sort_cache.hpp, sort_top_window): runs of
+// a few keys, of just over and under the insertion sort's size, and of hundreds (a few clusters of
+// top bits with spread low bits), equal keys among them.
+TYPED_TEST(RadixSortTest, CacheSizedRangesOfClusteredKeys) {
+  using T = TypeParam;
+  using Bits = RadixBits<T>;
+  constexpr int kBits = int(8 * sizeof(T));
+  std::mt19937_64 random(23);
+  for (std::size_t n : {std::size_t{512}, std::size_t{1000}, std::size_t{4099}, std::size_t{65536}}) {
+    for (std::size_t clusters : {std::size_t{1}, std::size_t{3}, n / 33, n / 31, n / 4}) {
+      std::vector<Bits> tops(std::max<std::size_t>(clusters, 1));
+      for (Bits& top : tops) top = Bits(random()) & Bits(~Bits(0) << (kBits - 24));
+      std::vector<T> keys(n);
+      for (std::size_t i = 0; i < n; ++i) {
+        Bits low = Bits(random()) & Bits(~Bits(0) >> 24);
+        if (i % 5 == 0) low = 0;  // equal keys within a cluster
+        keys[i] = __builtin_bit_cast(T, Bits(tops[i % tops.size()] | low));
+      }
+      for (SortOrder order : {SortOrder::ascending, SortOrder::descending}) {
+        expect_sorts_like_std_sort(keys, order, "n=" + std::to_string(n) + " clusters=" + std::to_string(clusters));
+        if (::testing::Test::HasFatalFailure()) return;
+      }
+    }
+  }
+}
+
 TYPED_TEST(RadixSortTest, OneValueFillingMostOfTheInput) {
   using T = TypeParam;
   auto keys = generated<T>("uniform", 400000, 11);
