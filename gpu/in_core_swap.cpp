@@ -1,10 +1,10 @@
 // 3. The swap: every source sends its buckets' parts to their destinations, one stream per pair of
-// GPUs, in bucket order (a GPU that would only copy its keys to the same places in its other buffer
-// swaps the buffers' roles instead: 7.5 ms of 615 for 16 GB on one H200). Nothing waits for it as a whole: a bucket sort overwrites its range of the
-// GPU's sending buffer and reads its range of the receiving one, so it waits for the transfers
-// from and to those ranges only (swap_waits.hpp), and the first buckets sort and copy back while
-// the swap goes on. (Waiting for the whole swap left PCIe idle for it: 12.3-12.7 ms of 324-346 ms,
-// 4e9 u32 and 2e9 u64 on 2 H200s.)
+// GPUs, in bucket order (a GPU that would only copy its keys to the same places in its other
+// buffer swaps the buffers' roles instead: 7.5 ms of 615 for 16 GB on one H200). Nothing waits for
+// it as a whole: a bucket sort overwrites its range of the GPU's sending buffer and reads its range
+// of the receiving one, so it waits for the transfers from and to those ranges only
+// (swap_waits.hpp), and the first buckets sort and copy back while the swap goes on. (Waiting for
+// the whole swap left PCIe idle for it: 12.3-12.7 ms of 324-346 ms, 4e9 u32 and 2e9 u64 on 2 H200s.)
 #include <span>
 
 #include "gpu/in_core_state.hpp"
