@@ -4,6 +4,9 @@
 //       the out-of-place one it replaced (legacy, the baseline), tbb::parallel_sort and std::sort
 //       ("no-std": without std::sort) of the same keys in memory; prints a Markdown table of the
 //       best of REPEATS runs and checks that all four agree
+//   cpu_sort_bench scaling LOG2_KEYS [REPEATS]
+//       uniform u64 keys sorted by the radix sort and the legacy one, and a parallel copy of the
+//       same bytes, on 1, 2, 4, ... threads up to every core (a task_arena each): how each scales
 //   cpu_sort_bench file-baseline IN OUT TYPE
 //       read IN with read(2), tbb::parallel_sort its keys of TYPE (u32, u64), write OUT with
 //       write(2); prints the seconds it took
@@ -11,6 +14,7 @@
 #include <sys/stat.h>
 #include <tbb/parallel_for.h>
 #include <tbb/parallel_sort.h>
+#include <tbb/global_control.h>
 #include <tbb/task_arena.h>
 #include <unistd.h>
 
@@ -97,6 +101,52 @@ int table(int log2_keys, int repeats, bool with_std_sort) {
   return ok ? 0 : 1;
 }
 
+// Best of `repeats` parallel copies of `from` into `to` (touched before), in seconds.
+template <class T>
+double copy_seconds(int repeats, std::vector<T>& to, const std::vector<T>& from) {
+  double best = 1e30;
+  for (int r = 0; r < repeats; ++r) {
+    const auto start = Clock::now();
+    copy_keys(to, from);
+    best = std::min(best, since(start));
+  }
+  return best;
+}
+
+int scaling(int log2_keys, int repeats) {
+  using T = std::uint64_t;
+  const std::size_t n = std::size_t{1} << log2_keys;
+  std::vector<T> input(n), keys(n), scratch(n), legacy_sorted(n);
+  generate_keys(input.data(), 0, n, n, parse_distribution("uniform"), 1);
+  copy_keys(scratch, input);
+  const int most = tbb::this_task_arena::max_concurrency();
+  std::printf("2^%d uniform u64 keys, best of %d runs; radix and legacy in M keys/s, copy in GB/s (of the keys)\n\n",
+              log2_keys, repeats);
+  std::printf("| threads | radix | per thread | legacy | per thread | copy GB/s | radix / copy time |\n");
+  std::printf("|---|---|---|---|---|---|---|\n");
+  for (int threads = 1;; threads = std::min(threads * 2, most)) {
+    const tbb::global_control limit(tbb::global_control::max_allowed_parallelism, std::size_t(threads));
+    tbb::task_arena arena(threads);
+    double ours = 0, legacy_s = 0, copy_s = 0;
+    arena.execute([&] {
+      copy_s = copy_seconds<T>(repeats, keys, input);
+      legacy_s = best_of<T>(repeats, legacy_sorted, input, [&] {
+        legacy::radix_sort(legacy_sorted.data(), n, SortOrder::ascending, scratch.data());
+      });
+      ours = best_of<T>(repeats, keys, input, [&] { radix_sort(keys.data(), n, SortOrder::ascending); });
+    });
+    if (std::memcmp(keys.data(), legacy_sorted.data(), n * sizeof(T)) != 0) {
+      std::fprintf(stderr, "cpu_sort_bench: the sorts disagree on %d threads\n", threads);
+      return 1;
+    }
+    const double rate = double(n) / ours / 1e6, legacy_rate = double(n) / legacy_s / 1e6;
+    std::printf("| %d | %.1f | %.1f | %.1f | %.1f | %.1f | %.2f |\n", threads, rate, rate / threads, legacy_rate,
+                legacy_rate / threads, double(n * sizeof(T)) / copy_s / 1e9, ours / copy_s);
+    std::fflush(stdout);
+    if (threads == most) return 0;
+  }
+}
+
 void must(bool ok, const char* what, const char* path) {
   if (!ok) {
     std::fprintf(stderr, "cpu_sort_bench: %s %s: %s\n", what, path, std::strerror(errno));
@@ -138,10 +188,11 @@ int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "";
   if (argc >= 3 && mode == "table")
     return table(std::atoi(argv[2]), argc > 3 ? std::atoi(argv[3]) : 1, !(argc > 4 && std::string(argv[4]) == "no-std"));
+  if (argc >= 3 && mode == "scaling") return scaling(std::atoi(argv[2]), argc > 3 ? std::atoi(argv[3]) : 2);
   if (argc == 5 && mode == "file-baseline" && std::string(argv[4]) == "u32")
     return file_baseline<std::uint32_t>(argv[2], argv[3]);
   if (argc == 5 && mode == "file-baseline" && std::string(argv[4]) == "u64")
     return file_baseline<std::uint64_t>(argv[2], argv[3]);
-  std::fprintf(stderr, "usage: cpu_sort_bench table LOG2_KEYS [REPEATS] [no-std] | file-baseline IN OUT u32|u64\n");
+  std::fprintf(stderr, "usage: cpu_sort_bench table LOG2_KEYS [REPEATS] [no-std] | scaling LOG2_KEYS [REPEATS] | file-baseline IN OUT u32|u64\n");
   return 2;
 }
