@@ -25,7 +25,10 @@ void InCoreSorter::Impl::partition_pass(PartitionPlanner& planner, KeyInput inpu
 }
 
 // Histograms of every part: block counts, scanned in place into scatter offsets; the digit starts
-// (each digit's first block's offset) go to the host for the planner.
+// (each digit's first block's offset) go to the host for the planner. The first pass of bare keys
+// counts each piece of the copy in as it arrives; its histogram time is then what is left after
+// the copy (histogram_start on `incoming`, after the last piece), and `main` waits for the whole
+// copy before anything else.
 template <class T>
 void InCoreSorter::Impl::enqueue_histograms(const PassParts& parts, int pass, KeyInput input) {
   using Bits = RadixBits<T>;
@@ -34,11 +37,18 @@ void InCoreSorter::Impl::enqueue_histograms(const PassParts& parts, int pass, Ke
     GpuState& gpu = gpus[i];
     at(gpu.device, "histogram of pass " + std::to_string(pass + 1));
     ScopedDevice scope(gpu.device);
-    gpu.histogram_start[std::size_t(pass)].record(gpu.main.get());
+    const bool arriving = pass == 0 && !piece_ends[i].empty();
+    gpu.histogram_start[std::size_t(pass)].record(arriving ? gpu.incoming.get() : gpu.main.get());
     for (const PassPart& part : parts.on_gpu[i]) {
       std::uint32_t* counts = gpu.block_counts.as<std::uint32_t>() + part.slot;
       const Bits* keys = gpu.keys[std::size_t(gpu.current)].as<Bits>() + part.range.offset;
-      block_histograms_async<T>(keys, std::uint32_t(part.range.keys), part.digit_shift, input, counts, gpu.main.get());
+      if (arriving && part.range.offset == 0 && part.range.keys == piece_ends[i].back()) {
+        count_arriving_pieces<T>(gpu, part, piece_ends[i], input);
+      } else {
+        if (arriving) RMGSORT_CUDA_TRY(cudaStreamWaitEvent(gpu.main.get(), gpu.copied_in.get(), 0));
+        block_histograms_async<T>(keys, std::uint32_t(part.range.keys), part.digit_shift, input, counts,
+                                  gpu.main.get());
+      }
       std::size_t temporary_bytes = gpu.layout.scan_temporary_bytes;
       RMGSORT_CUDA_TRY(cub::DeviceScan::ExclusiveSum(gpu.scan_temporary.as(), temporary_bytes, counts, counts,
                                                      part.blocks * gpu_policy::kDigits, gpu.main.get()));
@@ -46,7 +56,26 @@ void InCoreSorter::Impl::enqueue_histograms(const PassParts& parts, int pass, Ke
                                          part.blocks * sizeof(std::uint32_t), sizeof(std::uint32_t),
                                          gpu_policy::kDigits, cudaMemcpyDeviceToHost, gpu.main.get()));
     }
+    if (arriving) RMGSORT_CUDA_TRY(cudaStreamWaitEvent(gpu.main.get(), gpu.copied_in.get(), 0));
     gpu.histogram_done[std::size_t(pass)].record(gpu.main.get());
+  }
+}
+
+template <class T>
+void InCoreSorter::Impl::count_arriving_pieces(GpuState& gpu, const PassPart& part,
+                                               const std::vector<std::uint64_t>& ends, KeyInput input) {
+  const int key_bytes = int(sizeof(T));
+  std::uint32_t* counts = gpu.block_counts.as<std::uint32_t>() + part.slot;
+  const RadixBits<T>* keys = gpu.keys[std::size_t(gpu.current)].as<RadixBits<T>>();
+  std::uint64_t begin = 0;
+  for (std::size_t p = 0; p < ends.size(); ++p) {
+    RMGSORT_CUDA_TRY(cudaStreamWaitEvent(gpu.main.get(), gpu.piece_copied[p].get(), 0));
+    // Every piece but the last ends on a block, so that its blocks read only keys that arrived.
+    const auto first_block = std::uint32_t(gpu_policy::blocks_for(begin, key_bytes));
+    const auto end_block = std::uint32_t(gpu_policy::blocks_for(ends[p], key_bytes));
+    block_histograms_of_blocks_async<T>(keys, std::uint32_t(part.range.keys), part.digit_shift, input, counts,
+                                        first_block, end_block - first_block, gpu.main.get());
+    begin = ends[p];
   }
 }
 

@@ -53,7 +53,9 @@ struct GpuState {
   DeviceBuffer block_counts;         // digit-major block histograms, scanned in place into offsets
   DeviceBuffer scan_temporary;
   std::array<DeviceBuffer, gpu_policy::kSortStreams> sort_temporary;
-  Stream main;                                        // copy in, passes
+  Stream main;                                        // passes (records: the copy in too)
+  Stream incoming;                                    // bare keys' copy in, in pieces (copy_in_pieces.hpp)
+  std::array<Event, gpu_policy::kCopyInPieces> piece_copied;  // after each piece of that copy
   std::array<Stream, gpu_policy::kSortStreams> sort;  // bucket sorts (decode, join)
   Stream copy_back;                                   // the sorted buckets to the host, in bucket order
   std::vector<Stream> to_gpu;                         // swap: one stream per destination GPU
@@ -84,6 +86,9 @@ struct InCoreSorter::Impl {
   PinnedHostBuffer digit_starts;  // [spanning bucket][gpu][digit] of the current pass
   std::size_t digit_start_slots = 0;
   std::vector<std::string> staged_pairs;
+  // Per GPU, the ends of its copy in's pieces on `incoming` (each with its piece_copied event), which
+  // the first pass counts as they arrive; empty where the copy ran on `main` (records) or had no keys.
+  std::vector<std::vector<std::uint64_t>> piece_ends;
   // The swap's plan for the bucket sorts, set by swap(): each GPU's sorts, the transfers each waits
   // for, and the event after each awaited transfer (in its source GPU's transfer_done).
   std::vector<std::vector<BucketSort>> bucket_sorts;
@@ -105,7 +110,8 @@ struct InCoreSorter::Impl {
   InCoreStats empty_stats() const;
   void copy_in(const std::byte* host, const std::vector<std::uint64_t>& chunks, std::size_t width);
   // The frame of both (in_core_copy_in.cpp): on every GPU in turn, copy(gpu, first, count) enqueues
-  // its chunk, records [first, first + count) of the round, between its start and copied_in events.
+  // its chunk, records [first, first + count) of the round, after its start event on `main`, and
+  // returns the stream where the copy ends, on which copied_in is recorded.
   template <class Copy>
   void copy_each_chunk(const std::vector<std::uint64_t>& chunks, Copy&& copy);
   template <class Bits>
@@ -130,6 +136,10 @@ struct InCoreSorter::Impl {
   // The partitioning pass's steps (in_core_partition_pass.cu).
   template <class T>
   void enqueue_histograms(const PassParts& parts, int pass, KeyInput input);
+  // The first pass's histograms of a part that is the GPU's whole chunk, piece by piece as it arrives.
+  template <class T>
+  void count_arriving_pieces(GpuState& gpu, const PassPart& part, const std::vector<std::uint64_t>& ends,
+                             KeyInput input);
   [[nodiscard]] std::vector<std::vector<std::uint64_t>> wait_for_histograms(const PassParts& parts, int pass);
   template <class T>
   void enqueue_scatters(const PassParts& parts, const std::vector<std::vector<std::uint64_t>>& histograms, int pass,

@@ -49,20 +49,22 @@ struct DigitRun {
   }
 };
 
-// Block b counts keys [b * kKeysPerBlock, (b + 1) * kKeysPerBlock), the same tiles the scatter
-// moves. A full tile whose start is 16-byte aligned (every tile of a whole-chunk pass) is read
+// Block b (first_block + blockIdx.x, of total_blocks over keys[0, count)) counts keys
+// [b * kKeysPerBlock, (b + 1) * kKeysPerBlock), the same tiles the scatter moves. A full tile whose start is 16-byte aligned (every tile of a whole-chunk pass) is read
 // with 16-byte vector loads, all issued before any key is counted: with scalar loads interleaved
 // with the atomics the kernel took 2.0 ms for 10^9 u32 keys on an H200, about twice the time
 // of reading them. Other tiles (the last, or parts of later passes) read one key per load.
 template <class Bits, class Encoding>
 __global__ void __launch_bounds__(kThreadsPerBlock)
-    block_histograms_kernel(const Bits* keys, std::uint32_t count, int shift, std::uint32_t* block_counts) {
+    block_histograms_kernel(const Bits* keys, std::uint32_t count, int shift, std::uint32_t* block_counts,
+                            std::uint32_t first_block, std::uint32_t total_blocks) {
   constexpr int kPerThread = kKeysPerThread<sizeof(Bits)>;
   constexpr int kTile = kKeysPerBlock<sizeof(Bits)>;
   __shared__ std::uint32_t histogram[kDigits];
   histogram[threadIdx.x] = 0;
   __syncthreads();
-  const std::uint64_t first = std::uint64_t(blockIdx.x) * kTile;
+  const std::uint32_t block = first_block + blockIdx.x;
+  const std::uint64_t first = std::uint64_t(block) * kTile;
   const bool full_tile = first + kTile <= count;
   const bool aligned = reinterpret_cast<std::uintptr_t>(keys) % sizeof(uint4) == 0;
   DigitRun run;
@@ -89,7 +91,7 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
   }
   run.flush(histogram);
   __syncthreads();
-  block_counts[std::uint64_t(threadIdx.x) * gridDim.x + blockIdx.x] = histogram[threadIdx.x];
+  block_counts[std::uint64_t(threadIdx.x) * total_blocks + block] = histogram[threadIdx.x];
 }
 
 // Each digit's first position in the block's tile and in `out`, from the scanned block histograms
@@ -305,15 +307,25 @@ void with_encoding(KeyInput input, Launch&& launch) {
 }
 
 template <class T>
-void block_histograms_async(const RadixBits<T>* keys, std::uint32_t count, int shift, KeyInput input,
-                            std::uint32_t* block_counts, cudaStream_t stream) {
+void block_histograms_of_blocks_async(const RadixBits<T>* keys, std::uint32_t count, int shift, KeyInput input,
+                                      std::uint32_t* block_counts, std::uint32_t first_block, std::uint32_t blocks,
+                                      cudaStream_t stream) {
   using Bits = RadixBits<T>;
-  const auto blocks = unsigned(blocks_for(count, sizeof(Bits)));
+  const auto total_blocks = std::uint32_t(blocks_for(count, sizeof(Bits)));
+  RMGSORT_EXPECTS(std::uint64_t(first_block) + blocks <= total_blocks, "histograms of blocks the keys have");
   if (blocks == 0) return;
   with_encoding<T>(input, [&]<class Encoding>(Encoding) {
-    block_histograms_kernel<Bits, Encoding><<<blocks, kThreadsPerBlock, 0, stream>>>(keys, count, shift, block_counts);
+    block_histograms_kernel<Bits, Encoding>
+        <<<blocks, kThreadsPerBlock, 0, stream>>>(keys, count, shift, block_counts, first_block, total_blocks);
   });
   RMGSORT_CUDA_CHECK_LAUNCH(stream);
+}
+
+template <class T>
+void block_histograms_async(const RadixBits<T>* keys, std::uint32_t count, int shift, KeyInput input,
+                            std::uint32_t* block_counts, cudaStream_t stream) {
+  const auto blocks = std::uint32_t(blocks_for(count, sizeof(RadixBits<T>)));
+  block_histograms_of_blocks_async<T>(keys, count, shift, input, block_counts, 0, blocks, stream);
 }
 
 template <class T>
@@ -357,6 +369,8 @@ template void scatter_pairs_async<std::uint64_t>(const std::uint64_t*, const std
 #define RMGSORT_INSTANTIATE_PARTITION_KERNELS(T)                                                                  \
   template void block_histograms_async<T>(const RadixBits<T>*, std::uint32_t, int, KeyInput, std::uint32_t*, \
                                           cudaStream_t);                                                    \
+  template void block_histograms_of_blocks_async<T>(const RadixBits<T>*, std::uint32_t, int, KeyInput,      \
+                                                    std::uint32_t*, std::uint32_t, std::uint32_t, cudaStream_t); \
   template void scatter_async<T>(const RadixBits<T>*, std::uint32_t, int, KeyInput, const std::uint32_t*,     \
                                  RadixBits<T>*, cudaStream_t);
 

@@ -19,6 +19,12 @@ enum class KeyInput { encoded, raw_ascending, raw_descending };
 template <class T>
 void block_histograms_async(const RadixBits<T>* keys, std::uint32_t count, int shift, KeyInput input,
                             std::uint32_t* block_counts, cudaStream_t stream);
+// The same histograms of blocks [first_block, first_block + blocks) only (of the blocks over
+// keys[0, count)): the first pass counts each piece of the copy in as it arrives.
+template <class T>
+void block_histograms_of_blocks_async(const RadixBits<T>* keys, std::uint32_t count, int shift, KeyInput input,
+                                      std::uint32_t* block_counts, std::uint32_t first_block, std::uint32_t blocks,
+                                      cudaStream_t stream);
 
 // Moves keys[0, count) to out[offset(digit, block) + rank within the block], where block_offsets
 // holds the exclusive scan of the digit-major block histograms: the keys come out grouped by digit,

@@ -662,7 +662,8 @@ TYPED_TEST(InCoreSortTest, StatsAccountForEveryKey) {
   }
 }
 
-// One 2^27-key round per type on every GPU, against a parallel std::sort-equivalent reference.
+// 2^27-key rounds per type on every GPU (and on GPU 0 listed twice), against a parallel
+// std::sort-equivalent reference.
 TYPED_TEST(InCoreSortTest, LargeRoundOnEveryGpu) {
   using T = TypeParam;
   const std::uint64_t bytes = kLargeKeys * sizeof(T);
@@ -676,6 +677,13 @@ TYPED_TEST(InCoreSortTest, LargeRoundOnEveryGpu) {
   expect_round_sorts<T>(*sorter, buffer, "uniform", kLargeKeys, SortOrder::ascending, 700);
   if (::testing::Test::HasFatalFailure()) return;
   expect_round_sorts<T>(*sorter, buffer, "zipf:1.0", kLargeKeys, SortOrder::descending, 701);
+  if (::testing::Test::HasFatalFailure()) return;
+  // The copy in goes in pieces that end on the kernels' blocks, but the last (gpu/copy_in_pieces.hpp):
+  // a count that ends inside a block, and two chunks of such pieces on one device.
+  expect_round_sorts<T>(*sorter, buffer, "bits:10", kLargeKeys - 4097, SortOrder::ascending, 702);
+  if (::testing::Test::HasFatalFailure()) return;
+  InCoreSorter twice(plan_in_core_for(key_type_of<T>(), std::vector<int>{0, 0}, kLargeKeys, std::nullopt));
+  expect_round_sorts<T>(twice, buffer, "uniform", kLargeKeys - 1, SortOrder::descending, 703);
 }
 
 }  // namespace

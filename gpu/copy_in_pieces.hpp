@@ -1,0 +1,16 @@
+// The copy in of a GPU's chunk of bare keys, in pieces, so that the first partitioning pass counts
+// each piece while the next one copies (gpu/in_core_partition_pass.cu). Pure host code.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace rmgsort {
+
+// The pieces' ends, in keys, over a chunk of `keys` keys of `key_bytes` bytes: increasing, the last
+// one `keys`, every other a whole number of the partitioning kernels' blocks (so that a piece's
+// blocks are whole and read only keys that have arrived); at most gpu_policy::kCopyInPieces of
+// them, each but the last at least gpu_policy::kMinCopyInPieceBytes. Empty for no keys.
+[[nodiscard]] std::vector<std::uint64_t> copy_in_piece_ends(std::uint64_t keys, int key_bytes);
+
+}  // namespace rmgsort
