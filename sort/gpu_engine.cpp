@@ -295,6 +295,8 @@ Json InCoreEngine::stats() const {
            {"epsilon_fraction", gpu_policy::kEpsilonFraction},
            {"small_bucket_fraction", gpu_policy::kSmallBucketFraction},
            {"max_bucket_sorts", std::uint64_t(gpu_policy::kMaxBucketSorts)},
+           {"copy_in_pieces", gpu_policy::kCopyInPieces},
+           {"min_copy_in_piece_bytes", gpu_policy::kMinCopyInPieceBytes},
        }},
   };
 #if RMGSORT_FAULT_INJECTION
