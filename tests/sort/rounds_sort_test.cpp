@@ -64,7 +64,9 @@ std::vector<T> sorted_in_rounds(const std::vector<T>& input, SortOrder order, st
     const auto sort =
         std::find_if(sorted_by.begin(), sorted_by.end(), [&](const auto& s) { return s.first == round.data(); });
     EXPECT_NE(sort, sorted_by.end()) << "round " << handed << " handed on before it was sorted";
-    if (sort != sorted_by.end()) EXPECT_EQ(sort->second, handed % sorters) << "round " << handed << "'s sorter";
+    if (sort != sorted_by.end()) {
+      EXPECT_EQ(sort->second, handed % sorters) << "round " << handed << "'s sorter";
+    }
     ++handed;
   };
   report = sort_in_rounds(KeyTypeOf<T>::value, reinterpret_cast<const std::byte*>(input.data()),
