@@ -2,12 +2,14 @@
 
 #include <algorithm>
 
+#include "core/error.hpp"
 #include "gpu/gpu_policy.hpp"
 
 namespace rmgsort {
 
 std::vector<std::uint64_t> copy_in_piece_ends(std::uint64_t keys, int key_bytes) {
   using namespace gpu_policy;
+  RMGSORT_EXPECTS(key_bytes == 4 || key_bytes == 8, "copy_in_piece_ends: keys of 4 or 8 bytes");
   std::vector<std::uint64_t> ends;
   if (keys == 0) return ends;
   const std::uint64_t per_block = key_bytes == 4 ? kKeysPerBlock<4> : kKeysPerBlock<8>;

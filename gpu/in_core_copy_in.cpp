@@ -24,12 +24,14 @@ void InCoreSorter::Impl::copy_each_chunk(const std::vector<std::uint64_t>& chunk
 }
 
 void InCoreSorter::Impl::copy_in(const std::byte* host, const std::vector<std::uint64_t>& chunks, std::size_t width) {
+  copied_on_incoming = true;
   piece_ends.assign(gpus.size(), {});
   copy_each_chunk(chunks, [&](GpuState& gpu, std::uint64_t first, std::uint64_t count) {
     std::vector<std::uint64_t>& ends = piece_ends[std::size_t(&gpu - gpus.data())];
     ends = copy_in_piece_ends(count, int(width));
     const cudaStream_t incoming = gpu.incoming.get();
-    // After `start`: the previous sort's last use of the buffer.
+    // After `start`, so after all that `main` joined at the end of the previous sort (its sort
+    // streams, copies back and swap sends, which the host waited for): the buffer is free.
     RMGSORT_CUDA_TRY(cudaStreamWaitEvent(incoming, gpu.start.get(), 0));
     std::uint64_t begin = 0;
     for (std::size_t p = 0; p < ends.size(); ++p) {
@@ -46,6 +48,7 @@ template <class Bits>
 void InCoreSorter::Impl::copy_in_records(const std::byte* host, const std::vector<std::uint64_t>& chunks,
                                          const RecordLayout& layout, SortOrder order, bool positions_wanted) {
   const std::size_t size = layout.record_size;
+  copied_on_incoming = false;
   piece_ends.assign(gpus.size(), {});
   copy_each_chunk(chunks, [&](GpuState& gpu, std::uint64_t first, std::uint64_t count) {
     const std::uint64_t bytes = count * size;

@@ -86,8 +86,10 @@ struct InCoreSorter::Impl {
   PinnedHostBuffer digit_starts;  // [spanning bucket][gpu][digit] of the current pass
   std::size_t digit_start_slots = 0;
   std::vector<std::string> staged_pairs;
-  // Per GPU, the ends of its copy in's pieces on `incoming` (each with its piece_copied event), which
-  // the first pass counts as they arrive; empty where the copy ran on `main` (records) or had no keys.
+  // Whether the last copy in ran on each GPU's `incoming` stream (bare keys) rather than on `main`
+  // (records), and per GPU the ends of its pieces there (each with its piece_copied event), which
+  // the first pass counts as they arrive (empty for a GPU without keys).
+  bool copied_on_incoming = false;
   std::vector<std::vector<std::uint64_t>> piece_ends;
   // The swap's plan for the bucket sorts, set by swap(): each GPU's sorts, the transfers each waits
   // for, and the event after each awaited transfer (in its source GPU's transfer_done).

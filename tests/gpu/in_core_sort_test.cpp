@@ -684,6 +684,12 @@ TYPED_TEST(InCoreSortTest, LargeRoundOnEveryGpu) {
   if (::testing::Test::HasFatalFailure()) return;
   InCoreSorter twice(plan_in_core_for(key_type_of<T>(), std::vector<int>{0, 0}, kLargeKeys, std::nullopt));
   expect_round_sorts<T>(twice, buffer, "uniform", kLargeKeys - 1, SortOrder::descending, 703);
+  if (::testing::Test::HasFatalFailure()) return;
+  // Then one key: the second chunk is empty, copied in no pieces, and the next round's pieces reuse
+  // the events of this one.
+  expect_round_sorts<T>(twice, buffer, "uniform", 1, SortOrder::ascending, 704);
+  if (::testing::Test::HasFatalFailure()) return;
+  expect_round_sorts<T>(twice, buffer, "zipf:1.0", kLargeKeys, SortOrder::ascending, 705);
 }
 
 }  // namespace
