@@ -1,5 +1,6 @@
-// The copy in of a GPU's chunk of bare keys, in pieces, so that the first partitioning pass counts
-// each piece while the next one copies (gpu/in_core_partition_pass.cu). Pure host code.
+// The copy in of a GPU's chunk, in pieces, so that the first partitioning pass counts each piece
+// (bare keys, or the keys split out of records carried as pairs) while the next one copies
+// (gpu/in_core_copy_in.cpp, gpu/in_core_partition_pass.cu). Pure host code.
 #pragma once
 
 #include <cstdint>

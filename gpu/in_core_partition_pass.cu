@@ -25,11 +25,12 @@ void InCoreSorter::Impl::partition_pass(PartitionPlanner& planner, KeyInput inpu
 }
 
 // Histograms of every part: block counts, scanned in place into scatter offsets; the digit starts
-// (each digit's first block's offset) go to the host for the planner. The first pass of bare keys
-// counts each piece of the copy in as it arrives; its histogram time is then what is left after
-// the copy (histogram_start on `incoming`, after the last piece), and `main` joins `incoming` at
-// that last event before the scatter, so that every event recorded there has completed by the
-// time the host has waited for `main` (also on a GPU without keys, whose histograms wait for nothing).
+// (each digit's first block's offset) go to the host for the planner. The first pass counts each
+// piece of the copy in as it arrives (its keys in keys[0]: bare keys copied, pairs split); its
+// histogram time is then what is left after the copy (histogram_start on the stream where the copy
+// ended, after the last piece), and `main` joins that stream at that last event before the
+// scatter, so that every event recorded there has completed by the time the host has waited for
+// `main` (also on a GPU without keys, whose histograms wait for nothing).
 template <class T>
 void InCoreSorter::Impl::enqueue_histograms(const PassParts& parts, int pass, KeyInput input) {
   using Bits = RadixBits<T>;
@@ -38,10 +39,10 @@ void InCoreSorter::Impl::enqueue_histograms(const PassParts& parts, int pass, Ke
     GpuState& gpu = gpus[i];
     at(gpu.device, "histogram of pass " + std::to_string(pass + 1));
     ScopedDevice scope(gpu.device);
-    const bool copied_on_the_side = pass == 0 && copied_on_incoming;
-    const bool arriving = copied_on_the_side && !piece_ends[i].empty();
-    Event& histogram_start = gpu.histogram_start[std::size_t(pass)];
-    histogram_start.record(copied_on_the_side ? gpu.incoming.get() : gpu.main.get());
+    const bool after_copy_in = pass == 0;
+    const bool arriving = after_copy_in && !piece_ends[i].empty();
+    const Event& histogram_start = gpu.histogram_start[std::size_t(pass)];
+    histogram_start.record(after_copy_in ? gpu.copy_in_end : gpu.main.get());
     for (const PassPart& part : parts.on_gpu[i]) {
       std::uint32_t* counts = gpu.block_counts.as<std::uint32_t>() + part.slot;
       const Bits* keys = gpu.keys[std::size_t(gpu.current)].as<Bits>() + part.range.offset;
@@ -59,7 +60,7 @@ void InCoreSorter::Impl::enqueue_histograms(const PassParts& parts, int pass, Ke
                                          part.blocks * sizeof(std::uint32_t), sizeof(std::uint32_t),
                                          gpu_policy::kDigits, cudaMemcpyDeviceToHost, gpu.main.get()));
     }
-    if (copied_on_the_side) RMGSORT_CUDA_TRY(cudaStreamWaitEvent(gpu.main.get(), histogram_start.get(), 0));
+    if (after_copy_in) RMGSORT_CUDA_TRY(cudaStreamWaitEvent(gpu.main.get(), histogram_start.get(), 0));
     gpu.histogram_done[std::size_t(pass)].record(gpu.main.get());
   }
 }
@@ -72,7 +73,7 @@ void InCoreSorter::Impl::count_arriving_pieces(GpuState& gpu, const PassPart& pa
   const RadixBits<T>* keys = gpu.keys[std::size_t(gpu.current)].as<RadixBits<T>>();
   std::uint64_t begin = 0;
   for (std::size_t p = 0; p < ends.size(); ++p) {
-    RMGSORT_CUDA_TRY(cudaStreamWaitEvent(gpu.main.get(), gpu.piece_copied[p].get(), 0));
+    RMGSORT_CUDA_TRY(cudaStreamWaitEvent(gpu.main.get(), gpu.piece_ready[p].get(), 0));
     // Every piece but the last ends on a block, so that its blocks read only keys that arrived.
     const auto first_block = std::uint32_t(gpu_policy::blocks_for(begin, key_bytes));
     const auto end_block = std::uint32_t(gpu_policy::blocks_for(ends[p], key_bytes));

@@ -57,8 +57,8 @@ struct InCoreStats {
   struct Gpu {
     int device = 0;
     double copy_in_ms = 0;
-    std::vector<double> histogram_ms;  // one per pass (size == passes); bare keys' first pass counts
-                                       // beside the copy in: there, the time after the copy's end
+    std::vector<double> histogram_ms;  // one per pass (size == passes); the first pass counts beside
+                                       // the copy in: there, the time after the copy's end
     std::vector<double> exchange_ms;   // one per pass: histogram done to scatter start (waiting for
                                        // every GPU's histogram, and the host planner)
     std::vector<double> scatter_ms;    // one per pass (~0 where every part fell in one digit)

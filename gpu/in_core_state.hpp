@@ -54,8 +54,11 @@ struct GpuState {
   DeviceBuffer scan_temporary;
   std::array<DeviceBuffer, gpu_policy::kSortStreams> sort_temporary;
   Stream main;                                        // passes (records: the copy in too)
-  Stream incoming;                                    // bare keys' copy in, in pieces (copy_in_pieces.hpp)
-  std::array<Event, gpu_policy::kCopyInPieces> piece_copied;  // after each piece of that copy
+  Stream incoming;                                    // the copy in, in pieces (copy_in_pieces.hpp)
+  Stream splitting;                                   // pairs: each piece split into keys and values
+  std::array<Event, gpu_policy::kCopyInPieces> piece_copied;  // pairs: after each piece's copy
+  std::array<Event, gpu_policy::kCopyInPieces> piece_ready;   // after each piece's keys are in keys[0]
+  cudaStream_t copy_in_end = nullptr;                 // where the copy in ended: incoming or splitting
   std::array<Stream, gpu_policy::kSortStreams> sort;  // bucket sorts (decode, join)
   Stream copy_back;                                   // the sorted buckets to the host, in bucket order
   std::vector<Stream> to_gpu;                         // swap: one stream per destination GPU
@@ -86,10 +89,8 @@ struct InCoreSorter::Impl {
   PinnedHostBuffer digit_starts;  // [spanning bucket][gpu][digit] of the current pass
   std::size_t digit_start_slots = 0;
   std::vector<std::string> staged_pairs;
-  // Whether the last copy in ran on each GPU's `incoming` stream (bare keys) rather than on `main`
-  // (records), and per GPU the ends of its pieces there (each with its piece_copied event), which
-  // the first pass counts as they arrive (empty for a GPU without keys).
-  bool copied_on_incoming = false;
+  // Per GPU, the ends of its copy in's pieces (each with its piece_ready event), which the first
+  // pass counts as they arrive (empty for a GPU without keys).
   std::vector<std::vector<std::uint64_t>> piece_ends;
   // The swap's plan for the bucket sorts, set by swap(): each GPU's sorts, the transfers each waits
   // for, and the event after each awaited transfer (in its source GPU's transfer_done).
@@ -113,7 +114,7 @@ struct InCoreSorter::Impl {
   void copy_in(const std::byte* host, const std::vector<std::uint64_t>& chunks, std::size_t width);
   // The frame of both (in_core_copy_in.cpp): on every GPU in turn, copy(gpu, first, count) enqueues
   // its chunk, records [first, first + count) of the round, after its start event on `main`, and
-  // returns the stream where the copy ends, on which copied_in is recorded.
+  // returns the stream where the copy ends (copy_in_end), on which copied_in is recorded.
   template <class Copy>
   void copy_each_chunk(const std::vector<std::uint64_t>& chunks, Copy&& copy);
   template <class Bits>

@@ -5,8 +5,8 @@
 // unaligned) x both orders x sizes 0, 1, 7, a few thousand and 2^18 + 3 x ties, integer extremes,
 // ±0 and NaNs x every GPU count the machine has (up to 4), one sorter per (layout, g) reused for
 // every round. Stability shows: payloads differ from record to record. Then bare keys of every type
-// carrying their input positions, all keys equal across GPUs, and the memory plan's value buffers,
-// counted before anything is allocated.
+// carrying their input positions, rounds large enough to be copied in and split in pieces, all keys
+// equal across GPUs, and the memory plan's value buffers, counted before anything is allocated.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -17,10 +17,12 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <set>
 #include <vector>
 
 #include "core/record_rank.hpp"
 #include "gpu/devices.hpp"
+#include "gpu/gpu_policy.hpp"
 #include "gpu/in_core_sort.hpp"
 #include "core/record_pair.hpp"
 #include "tests/host/record_test_layouts.hpp"
@@ -88,6 +90,43 @@ TEST(RecordPairsTest, BareKeysCarryTheirInputPositions) {
       }
     }
   }
+}
+
+// Rounds large enough that each GPU's chunk is copied in and split in pieces (gpu/copy_in_pieces.hpp):
+// records of an odd size (a record may straddle the two staging buffers, and a piece may end inside
+// either), a count that ends inside a kernel block, on one GPU and on all; then bare keys carrying
+// their positions, which each piece's split numbers from its first record.
+TEST(RecordPairsTest, RoundsCopiedInPiecesSortLikeStableSort) {
+  for (const KeyType key : {KeyType::u64, KeyType::u32}) {
+    const std::vector<RecordLayout> layouts = testing::record_test_layouts();
+    const auto chosen = std::find_if(layouts.begin(), layouts.end(), [&](const RecordLayout& layout) {
+      return carried_as_pairs(layout) && layout.record_size % 4 != 0 &&
+             pair_key_type(layout) == key;
+    });
+    ASSERT_NE(chosen, layouts.end()) << key_type_name(key);
+    const RecordLayout layout = *chosen;
+    // Two pieces and a part of a block more on one GPU.
+    const std::uint64_t count = 2 * gpu_policy::kMinCopyInPieceBytes / key_width(key) + 4097;
+    for (const int g : std::set<int>{1, gpus_present()}) {
+      SCOPED_TRACE(testing::layout_name(layout) + ", " + std::to_string(g) + " GPUs, " + std::to_string(count) +
+                   " records");
+      InCoreSorter sorter(plan_in_core_for(key, first_gpus(g), count, std::nullopt, kPairValueBytes));
+      std::vector<std::byte> records = testing::random_records(layout, count, 91 + std::uint64_t(g));
+      const std::vector<std::byte> expected = testing::reference_sorted(records, layout, SortOrder::descending);
+      (void)sorter.sort_records(records.data(), count, layout, SortOrder::descending);
+      ASSERT_TRUE(records == expected) << "first difference at byte "
+                                       << std::mismatch(records.begin(), records.end(), expected.begin()).first -
+                                              records.begin();
+    }
+  }
+  const RecordLayout bare = RecordLayout::bare_key(KeyType::u64);
+  const std::uint64_t count = 3 * gpu_policy::kMinCopyInPieceBytes / sizeof(std::uint64_t) + 1;
+  InCoreSorter sorter(plan_in_core_for(KeyType::u64, first_gpus(1), count, std::nullopt, kPairValueBytes));
+  std::vector<std::byte> records = testing::random_records(bare, count, 92);
+  const std::vector<std::uint64_t> expected = testing::stable_argsort(records, bare, SortOrder::ascending);
+  std::vector<std::uint64_t> positions(count);
+  (void)sorter.sort_records(records.data(), count, bare, SortOrder::ascending, positions.data());
+  ASSERT_TRUE(positions == expected) << "the positions of 3 pieces' keys";
 }
 
 TEST(RecordPairsTest, OneValueOfAllEqualKeysKeepsTheInputOrderAcrossGpus) {
