@@ -53,7 +53,7 @@ struct GpuState {
   DeviceBuffer block_counts;         // digit-major block histograms, scanned in place into offsets
   DeviceBuffer scan_temporary;
   std::array<DeviceBuffer, gpu_policy::kSortStreams> sort_temporary;
-  Stream main;                                        // passes (records: the copy in too)
+  Stream main;                                        // the passes
   Stream incoming;                                    // the copy in, in pieces (copy_in_pieces.hpp)
   Stream splitting;                                   // pairs: each piece split into keys and values
   std::array<Event, gpu_policy::kCopyInPieces> piece_copied;  // pairs: after each piece's copy

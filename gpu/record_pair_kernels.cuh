@@ -2,8 +2,9 @@
 // pair holds). Records of up to 16 bytes, staged in two runs of device memory that are each too
 // small for all of them: the records' bytes [0, first_bytes) at `first`, the rest at `rest`, so
 // that a chunk's records fit the spare key and value buffers (a key's width plus 8 bytes per record,
-// never less than the record) and go to or from the host in two plain copies. The one record that
-// straddles the runs is read or written byte by byte. Every function only enqueues work on `stream`
+// never less than the record) and go to or from the host in plain copies (a range of records in
+// one or two, one per run it touches). The one record that straddles the runs is read or written
+// byte by byte. Every function only enqueues work on `stream`
 // (asynchronous) and checks the launch.
 #pragma once
 

@@ -16,8 +16,8 @@
 #include <numeric>
 #include <optional>
 #include <random>
-#include <string>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "core/record_rank.hpp"
@@ -92,19 +92,29 @@ TEST(RecordPairsTest, BareKeysCarryTheirInputPositions) {
   }
 }
 
-// Rounds large enough that each GPU's chunk is copied in and split in pieces (gpu/copy_in_pieces.hpp):
-// records of an odd size (a record may straddle the two staging buffers, and a piece may end inside
-// either), a count that ends inside a kernel block, on one GPU and on all; then bare keys carrying
-// their positions, which each piece's split numbers from its first record.
+// Rounds large enough that one GPU's chunk is copied in and split in pieces (gpu/copy_in_pieces.hpp),
+// with a count that ends inside a kernel block, on one GPU and on all: records of odd sizes (u64 keys
+// in 9 bytes, u32 in 5: a record straddles the two staging buffers inside the second piece, read
+// byte by byte), and u32 keys in 12 bytes (the second piece lies wholly in the second staging
+// buffer, read in 4-byte words); then bare keys carrying their positions, which each piece's split
+// numbers from its first record.
 TEST(RecordPairsTest, RoundsCopiedInPiecesSortLikeStableSort) {
-  for (const KeyType key : {KeyType::u64, KeyType::u32}) {
-    const std::vector<RecordLayout> layouts = testing::record_test_layouts();
-    const auto chosen = std::find_if(layouts.begin(), layouts.end(), [&](const RecordLayout& layout) {
-      return carried_as_pairs(layout) && layout.record_size % 4 != 0 &&
-             pair_key_type(layout) == key;
+  const std::vector<RecordLayout> layouts = testing::record_test_layouts();
+  const auto first_layout = [&](KeyType key, auto&& wanted) {
+    const auto found = std::find_if(layouts.begin(), layouts.end(), [&](const RecordLayout& layout) {
+      return carried_as_pairs(layout) && pair_key_type(layout) == key && wanted(layout);
     });
-    ASSERT_NE(chosen, layouts.end()) << key_type_name(key);
+    EXPECT_NE(found, layouts.end()) << key_type_name(key);
+    return found == layouts.end() ? std::optional<RecordLayout>() : std::optional<RecordLayout>(*found);
+  };
+  const auto odd_size = [](const RecordLayout& layout) { return layout.record_size % 4 != 0; };
+  const auto twelve_bytes = [](const RecordLayout& layout) { return layout.record_size == 12; };
+  for (const std::optional<RecordLayout>& chosen :
+       {first_layout(KeyType::u64, odd_size), first_layout(KeyType::u32, odd_size),
+        first_layout(KeyType::u32, twelve_bytes)}) {
+    ASSERT_TRUE(chosen.has_value());
     const RecordLayout layout = *chosen;
+    const KeyType key = pair_key_type(layout);
     // Two pieces and a part of a block more on one GPU.
     const std::uint64_t count = 2 * gpu_policy::kMinCopyInPieceBytes / key_width(key) + 4097;
     for (const int g : std::set<int>{1, gpus_present()}) {
