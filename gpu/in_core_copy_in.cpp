@@ -10,25 +10,11 @@
 namespace rmgsort {
 namespace {
 
-// Copies bytes [begin, end) of the records at `from` to the same bytes of `staged`, across its runs.
+// Stages bytes [begin, end) of the records at `from` (one copy per staging run the range touches).
 void copy_to_staged(StagedRecords<std::byte> staged, const std::byte* from, std::uint64_t begin, std::uint64_t end,
                     cudaStream_t stream) {
-  if (begin < staged.first_bytes) {
-    const std::uint64_t first_end = std::min(end, staged.first_bytes);
-    RMGSORT_CUDA_TRY(cudaMemcpyAsync(staged.first + begin, from + begin, first_end - begin, cudaMemcpyHostToDevice,
-                                     stream));
-    begin = first_end;
-  }
-  if (begin < end)
-    RMGSORT_CUDA_TRY(cudaMemcpyAsync(staged.rest + (begin - staged.first_bytes), from + begin, end - begin,
-                                     cudaMemcpyHostToDevice, stream));
-}
-
-// The staged records from byte `begin` on (a record's first byte).
-StagedRecords<const std::byte> staged_from(StagedRecords<std::byte> staged, std::uint64_t begin) {
-  if (begin < staged.first_bytes) return {staged.first + begin, staged.first_bytes - begin, staged.rest};
-  const std::byte* at = staged.rest + (begin - staged.first_bytes);
-  return {at, 0, at};
+  for (const StagedCopy<std::byte>& copy : staged_copies(staged, begin, end))
+    RMGSORT_CUDA_TRY(cudaMemcpyAsync(copy.to, from + copy.chunk_offset, copy.bytes, cudaMemcpyHostToDevice, stream));
 }
 
 }  // namespace

@@ -15,16 +15,9 @@
 
 #include "core/key_order.hpp"
 #include "core/record_layout.hpp"
+#include "gpu/staged_records.hpp"
 
 namespace rmgsort {
-
-// Records staged in two runs: their bytes [0, first_bytes) at `first`, the rest at `rest`.
-template <class Byte>
-struct StagedRecords {
-  Byte* first = nullptr;
-  std::uint64_t first_bytes = 0;
-  Byte* rest = nullptr;
-};
 
 // keys[i], values[i] = the pair of record i of `records`, i < count; `Bits` is the layout's
 // pair_key_type(). With positions_wanted, values[i] = first_position + i.
