@@ -113,6 +113,23 @@ SimulatedRun<Bits> simulate(const std::vector<Bits>& radix, int gpus, const Plan
         streams.emplace_back(transfers[t].src_gpu, transfers[t].dst_gpu);
         run_through(t);
       }
+      // Every transfer writing into the sort's range or reading from it, checked one by one: the
+      // sort waits for it or a later one of its stream. (The sorts of one GPU run on two streams
+      // at once, so a wait that only an earlier sort holds does not count, which the serial
+      // simulation below could not tell.)
+      for (std::size_t t = 0; t < transfers.size(); ++t) {
+        const KeyTransfer& transfer = transfers[t];
+        const auto overlaps = [&](std::uint64_t offset) {
+          return offset < sort.offset + sort.keys && sort.offset < offset + transfer.keys;
+        };
+        if (!(transfer.dst_gpu == int(j) && overlaps(transfer.dst_offset)) &&
+            !(transfer.src_gpu == int(j) && overlaps(transfer.src_offset)))
+          continue;
+        const auto& awaited = waits.of_sort[j][k];
+        EXPECT_TRUE(std::any_of(awaited.begin(), awaited.end(), [&](std::size_t w) {
+          return w >= t && transfers[w].src_gpu == transfer.src_gpu && transfers[w].dst_gpu == transfer.dst_gpu;
+        })) << "GPU " << j << ", sort " << k << " does not wait for transfer " << t;
+      }
       std::sort(streams.begin(), streams.end());
       EXPECT_EQ(std::adjacent_find(streams.begin(), streams.end()), streams.end()) << "one wait per stream";
       EXPECT_EQ(sort.offset, k == 0 ? 0 : sorts[j][k - 1].offset + sorts[j][k - 1].keys) << "sorts in order";
