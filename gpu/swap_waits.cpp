@@ -21,12 +21,12 @@ struct Side {
 template <class Offset>
 void overlapping(Side& side, std::span<const KeyTransfer> transfers, const BucketSort& sort, Offset offset,
                  std::map<std::pair<int, int>, std::size_t>& last) {
+  const auto transfer = [&](std::size_t i) -> const KeyTransfer& { return transfers[side.transfers[i]]; };
   std::size_t i = side.next;
-  while (i < side.transfers.size() && offset(transfers[side.transfers[i]]) + transfers[side.transfers[i]].keys <= sort.offset)
-    ++i;
+  while (i < side.transfers.size() && offset(transfer(i)) + transfer(i).keys <= sort.offset) ++i;
   side.next = i;
-  for (; i < side.transfers.size() && offset(transfers[side.transfers[i]]) < sort.offset + sort.keys; ++i) {
-    const KeyTransfer& t = transfers[side.transfers[i]];
+  for (; i < side.transfers.size() && offset(transfer(i)) < sort.offset + sort.keys; ++i) {
+    const KeyTransfer& t = transfer(i);
     std::size_t& latest = last.try_emplace({t.src_gpu, t.dst_gpu}, side.transfers[i]).first->second;
     latest = std::max(latest, side.transfers[i]);  // a GPU's transfers to itself are on both sides
   }
@@ -43,16 +43,14 @@ SwapWaits swap_waits(std::span<const KeyTransfer> transfers, const std::vector<s
   }
   const auto dst_offset = [](const KeyTransfer& t) { return t.dst_offset; };
   const auto src_offset = [](const KeyTransfer& t) { return t.src_offset; };
+  const auto check_order = [&](const Side& side, auto offset) {
+    for (std::size_t k = 1; k < side.transfers.size(); ++k)
+      RMGSORT_EXPECTS(offset(transfers[side.transfers[k - 1]]) < offset(transfers[side.transfers[k]]),
+                      "the swap plan lists each GPU's transfers in the order of their offsets on it");
+  };
   for (std::size_t j = 0; j < g; ++j) {
-    for (const Side* side : {&into[j], &from[j]}) {
-      const bool receiving = side == &into[j];
-      for (std::size_t k = 1; k < side->transfers.size(); ++k) {
-        const KeyTransfer& before = transfers[side->transfers[k - 1]];
-        const KeyTransfer& after = transfers[side->transfers[k]];
-        RMGSORT_EXPECTS(receiving ? before.dst_offset < after.dst_offset : before.src_offset < after.src_offset,
-                        "the swap plan lists each GPU's transfers in the order of their offsets on it");
-      }
-    }
+    check_order(into[j], dst_offset);
+    check_order(from[j], src_offset);
   }
 
   SwapWaits waits;
