@@ -23,9 +23,10 @@ inline constexpr int kKeysPerThread = kKeyBytes == 4 ? 32 : 16;
 template <int kKeyBytes>
 inline constexpr int kKeysPerBlock = kThreadsPerBlock * kKeysPerThread<kKeyBytes>;
 
-// Blocks that cover `keys` keys of `key_bytes` bytes.
+// Keys of `key_bytes` bytes per block, and the blocks that cover `keys` of them.
+constexpr std::uint64_t keys_per_block(int key_bytes) { return key_bytes == 4 ? kKeysPerBlock<4> : kKeysPerBlock<8>; }
 constexpr std::uint64_t blocks_for(std::uint64_t keys, int key_bytes) {
-  const std::uint64_t per_block = key_bytes == 4 ? kKeysPerBlock<4> : kKeysPerBlock<8>;
+  const std::uint64_t per_block = keys_per_block(key_bytes);
   return (keys + per_block - 1) / per_block;
 }
 

@@ -52,9 +52,10 @@ struct DigitRun {
 // Block b (first_block + blockIdx.x, of total_blocks over keys[0, count)) counts keys
 // [b * kKeysPerBlock, (b + 1) * kKeysPerBlock), the same tiles the scatter moves. A full tile whose
 // start is 16-byte aligned (every tile of a whole-chunk pass, whether counted at once or piece by
-// piece as the copy in arrives) is read with 16-byte vector loads, all issued before any key is counted: with scalar loads interleaved
-// with the atomics the kernel took 2.0 ms for 10^9 u32 keys on an H200, about twice the time
-// of reading them. Other tiles (the last, or parts of later passes) read one key per load.
+// piece as the copy in arrives) is read with 16-byte vector loads, all issued before any key is
+// counted: with scalar loads interleaved with the atomics the kernel took 2.0 ms for 10^9 u32 keys
+// on an H200, about twice the time of reading them. Other tiles (the last, or parts of later
+// passes) read one key per load.
 template <class Bits, class Encoding>
 __global__ void __launch_bounds__(kThreadsPerBlock)
     block_histograms_kernel(const Bits* keys, std::uint32_t count, int shift, std::uint32_t* block_counts,

@@ -15,9 +15,7 @@ namespace {
 using gpu_policy::kCopyInPieces;
 using gpu_policy::kMinCopyInPieceBytes;
 
-std::uint64_t block_keys(int key_bytes) {
-  return key_bytes == 4 ? gpu_policy::kKeysPerBlock<4> : gpu_policy::kKeysPerBlock<8>;
-}
+std::uint64_t block_keys(int key_bytes) { return gpu_policy::keys_per_block(key_bytes); }
 
 // Every property the copy and the histograms rely on.
 void expect_pieces(std::uint64_t keys, int key_bytes) {

@@ -51,7 +51,8 @@ TEST(StagedRecordsTest, TheCopiesOfARangeWriteExactlyItsBytesWhereTheyLive) {
           ASSERT_EQ(*byte_at(staged, b), expected) << what << ": byte " << b;
         }
         // Nothing written beyond the records' bytes in either run.
-        for (std::uint64_t f = first_bytes; f < kBytes; ++f) ASSERT_EQ(runs.first[f], 0) << what << ": first byte " << f;
+        for (std::uint64_t f = first_bytes; f < kBytes; ++f)
+          ASSERT_EQ(runs.first[f], 0) << what << ": first byte " << f;
         for (std::uint64_t r = kBytes - first_bytes; r < kBytes; ++r)
           ASSERT_EQ(runs.rest[r], 0) << what << ": rest byte " << r;
       }
