@@ -12,11 +12,12 @@
 #   kernels plus the host exchange between them (partition_ms, see in_core_bench.cu)
 # Beside every sorter row, the copy floor of the same g measured in the same run (every GPU's pinned
 # copy of its share in, then out, no sort: in_core_bench's kind=copy_floor), and, with
-# RADIX_MGPU_SORT set to a build of radix-mgpu-sort (the RMG thesis's multi-GPU sort, from
-# github.com/hpides/rmg-sort), that sort's "Total sort duration" for the same keys and GPUs, the
-# median of PEER_REPEATS (default 3) runs, each stopped once it has printed its time (its own check
-# of the output is skipped); without it, the peer column shows the RMG paper's figure on 4 H200s
-# where N is the target.
+# COMPARED_SORT set to another multi-GPU sort program (such as the RMG thesis's published radix
+# sort), that program's time for the same keys and GPUs: it is run as `PROGRAM KEYS GPU_LIST TYPE
+# uniform 0` (GPU_LIST like 0,1; TYPE uint32 or uint64) and must print its host-to-host time on a
+# line "LABEL: N ms", LABEL being COMPARED_SORT_TIME_LABEL (default: that published sort's label);
+# the median of COMPARED_REPEATS (default 3) runs, each stopped once it has printed its time. Without
+# it, the peer column shows the RMG paper's figure on 4 H200s where N is the target.
 # BENCH_GPUS (default "1 2 4") picks the GPU counts of the uniform rows. Rows needing more GPUs
 # than present are skipped. N shrinks, with a note, where host memory (two
 # copies of the keys) or GPU memory (g = 1: a double buffer of every key) is too small. Host memory
@@ -111,21 +112,21 @@ field() { sed -n "s/.* $2=\([^ ]*\).*/\1/p" <<<"$1"; }
 result_line() { grep -E "^RESULT kind=$1 .* g=$2 " <<<"$results" | head -1 || true; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 
-# peer_ms KEYS G TYPE: radix-mgpu-sort's median host-to-host ms over PEER_REPEATS runs, each stopped
-# once it has printed "Total sort duration" (its own check after that is skipped); empty if it fails.
-peer_ms() {
-  local keys=$1 g=$2 type=$3 gpus run out pid times=()
-  gpus=$(seq -s, 0 $((g - 1)))
-  out=$(mktemp "${TMPDIR:-/tmp}/radix_mgpu_sort.XXXXXX")
-  for ((run = 0; run < ${PEER_REPEATS:-3}; ++run)); do
-    echo "running: $RADIX_MGPU_SORT $keys $gpus ${type/u/uint} uniform 0" >&2
-    "$RADIX_MGPU_SORT" "$keys" "$gpus" "${type/u/uint}" uniform 0 >"$out" 2>&1 &
+# compared_ms KEYS G TYPE: COMPARED_SORT's median host-to-host ms over COMPARED_REPEATS runs, each
+# stopped once it has printed its time (whatever it does after that is skipped); empty if it fails.
+compared_ms() {
+  local keys=$1 g=$2 type=$3 label=${COMPARED_SORT_TIME_LABEL:-Total sort duration} command run out pid times=()
+  command=("$COMPARED_SORT" "$keys" "$(seq -s, 0 $((g - 1)))" "${type/u/uint}" uniform 0)
+  out=$(mktemp "${TMPDIR:-/tmp}/compared_sort.XXXXXX")
+  for ((run = 0; run < ${COMPARED_REPEATS:-3}; ++run)); do
+    echo "running: ${command[*]}" >&2
+    "${command[@]}" >"$out" 2>&1 &
     pid=$!
-    while kill -0 "$pid" 2>/dev/null && ! grep -q 'Total sort duration' "$out"; do sleep 0.2; done
+    while kill -0 "$pid" 2>/dev/null && ! grep -qF "$label:" "$out"; do sleep 0.2; done
     kill "$pid" 2>/dev/null || true
     wait "$pid" 2>/dev/null || true
-    { echo "\$ $RADIX_MGPU_SORT $keys $gpus ${type/u/uint} uniform 0"; cat "$out"; } >>"$log"
-    times+=("$(sed -n 's/.*Total sort duration: *\([0-9.]*\) *ms.*/\1/p' "$out" | head -1)")
+    { echo "\$ ${command[*]}"; cat "$out"; } >>"$log"
+    times+=("$(grep -F "$label:" "$out" | head -1 | sed -n 's/.*: *\([0-9.]*\) *ms.*/\1/p')")
   done
   rm -f "$out"
   printf '%s\n' "${times[@]}" | awk 'NF' | sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }'
@@ -188,8 +189,8 @@ uniform_rows() {
   for g in ${BENCH_GPUS:-1 2 4}; do
     ((g <= present)) || continue
     peer=""
-    if [[ -n ${RADIX_MGPU_SORT:-} ]]; then
-      peer=$(peer_ms "$n" "$g" "$type")
+    if [[ -n ${COMPARED_SORT:-} ]]; then
+      peer=$(compared_ms "$n" "$g" "$type")
       line=$(result_line sorter "$g")
       [[ -n $peer && $(field "$line" status) == ok ]] && peer="$peer; rmgsort $(ratio "$(field "$line" median_ms)" "$peer")x"
     elif [[ $n == "$target" ]]; then
@@ -262,9 +263,9 @@ fi
   echo
   echo "Host memory to host memory; times in ms, the median of $repeats runs after one warm-up. Phases:"
   echo "copy in / histogram / scatter / swap / sort + copy out, the slowest GPU, from InCoreStats. Allocation:"
-  if [[ -n ${RADIX_MGPU_SORT:-} ]]; then
-    echo "building the sorter (plan apart). Peer: the RMG thesis's radix-mgpu-sort on the same keys and GPUs in this run, the median"
-    echo "of ${PEER_REPEATS:-3}, and rmgsort's time as a ratio to it."
+  if [[ -n ${COMPARED_SORT:-} ]]; then
+    echo "building the sorter (plan apart). Peer: $(basename "$COMPARED_SORT") on the same keys and GPUs in this run, the median"
+    echo "of ${COMPARED_REPEATS:-3}, and rmgsort's time as a ratio to it."
   else
     echo "building the sorter (plan apart). Peer: the RMG sort's own figure on 4 H200s, only where N is the target."
   fi
