@@ -47,7 +47,7 @@ struct RecordLayout {
     return key_type != KeyType::bytes && key_offset == 0 && record_size == key_size;
   }
   [[nodiscard]] constexpr bool valid() const {
-    return key_size > 0 && record_size > 0 && key_offset + key_size <= record_size;
+    return key_size > 0 && key_size <= record_size && key_offset <= record_size - key_size;
   }
   [[nodiscard]] KeySpec key() const { return {key_type, key_size}; }
 
@@ -77,7 +77,9 @@ struct RecordLayout {
   if (record_size == 0) record_size = key.width;
   if (record_size > (std::uint64_t{1} << 30))
     throw Error("--record-size: " + std::to_string(record_size) + " bytes is more than the 1 GiB a record may take");
-  if (key_offset + key.width > record_size)
+  // (Not key_offset + width > record_size: an offset within a key's width of 2^64 wraps that sum
+  // around, and the key would be read before the record.)
+  if (key.width > record_size || key_offset > record_size - key.width)
     throw Error("--key-offset " + std::to_string(key_offset) + ": a " + key.name() + " key (" +
                 std::to_string(key.width) + " bytes) at offset " + std::to_string(key_offset) +
                 " does not fit a record of " + std::to_string(record_size) + " bytes (--record-size)");

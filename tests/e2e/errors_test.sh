@@ -280,6 +280,19 @@ sort_error "--stats into a missing directory" "nodir/stats.json;No such file or 
   sort "$IN/keys.bin" -o @OUT@ -t u32 --stats "$WORK/nodir/stats.json"
 sort_error "--stats names a directory" "adir" sort "$IN/keys.bin" -o @OUT@ -t u32 --stats "$WORK/adir"
 
+# A key offset within a key's width of 2^64 (offset + width wraps around): refused like any other
+# key beyond its record, by every command that takes one (it once read the key before the record).
+for offset in 18446744073709551615 18446744073709551608 9223372036854775808; do
+  sort_error "sort --key-offset $offset of 12-byte records" "--key-offset $offset;does not fit a record of 12 bytes" \
+    sort "$IN/keys.bin" -o @OUT@ -t u32 --record-size 12 --key-offset "$offset"
+  sort_error "merge --key-offset $offset" "--key-offset $offset;does not fit" \
+    merge "$IN/keys.bin" -o @OUT@ -t u32 --record-size 12 --key-offset "$offset"
+  sort_error "generate --key-offset $offset" "--key-offset $offset;does not fit" \
+    generate -o @OUT@ -t u32 --record-size 12 --key-offset "$offset" --count 3
+  sort_error "check --key-offset $offset" "--key-offset $offset;does not fit" \
+    check "$IN/keys.bin" -t u32 --record-size 12 --key-offset "$offset"
+done
+
 echo "== permissions (run as user nobody: root reads and writes everything)"
 PRIV=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
 begin "unreadable input (mode 000, as nobody): exit 2, 'Permission denied', no output"
