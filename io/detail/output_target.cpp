@@ -53,13 +53,23 @@ std::string resolve_output_target(const std::string& path) {
   if (lstat(path.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return path;
   // Each link of the chain at PATH is judged before realpath() follows it.
   std::string link = path;
-  for (int hop = 0; hop < kMaxLinkHops && lstat(link.c_str(), &st) == 0 && S_ISLNK(st.st_mode); ++hop) {
+  int hop = 0;
+  for (; lstat(link.c_str(), &st) == 0 && S_ISLNK(st.st_mode); ++hop) {
+    if (hop == kMaxLinkHops) throw Error(path + ": too many levels of symbolic links");
     refuse_unprotected_link(path, link, st);
     link = link_destination(link);
-    if (link.empty()) break;
+    if (link.empty()) return path;  // unreadable: the link itself, as the kernel could not follow it either
   }
   std::unique_ptr<char, decltype(&std::free)> resolved(realpath(path.c_str(), nullptr), &std::free);
-  return resolved ? std::string(resolved.get()) : path;
+  if (resolved) return std::string(resolved.get());
+  // What the kernel follows though no name leads there (/proc/self/fd/N of a pipe): the path itself.
+  if (stat(path.c_str(), &st) == 0) return path;
+  // A dangling chain: its last destination is created (as open(O_CREAT) through the link would),
+  // in its directory as realpath() finds it; a directory that does not exist fails the creation.
+  const auto [directory, name] = split_directory(link);
+  std::unique_ptr<char, decltype(&std::free)> in(realpath(directory.empty() ? "." : directory.c_str(), nullptr),
+                                                 &std::free);
+  return in ? std::string(in.get()) + "/" + name : link;
 }
 
 }  // namespace rmgsort

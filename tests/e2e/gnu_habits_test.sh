@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Habits of GNU sort that rmgsort keeps: --host-memory as a share of physical memory (`sort -S 50%`;
-# a bare number stays bytes; 0% and more than 100% refused naming the option), and generate writing
-# to standard output when -o is left out (refused on a terminal, as sort's output is).
+# a bare number stays bytes; 0% and more than 100% refused naming the option), generate writing
+# to standard output when -o is left out (refused on a terminal, as sort's output is), and -o through
+# a dangling symbolic link creating the file it names (the link kept).
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 require_python
 
@@ -109,6 +110,36 @@ else
   begin "generate without -o with standard output a terminal"
   skip "script (util-linux) is not installed"
 fi
+
+begin "-o through a dangling link (and a chain of two): the file it names is created, the links kept"
+mkdir -p "$H/links/sub"
+ln -s sub/second "$H/links/first"
+ln -s ../made.u64 "$H/links/sub/second"
+rmg sort "$H/in.u64" -o "$H/links/first" -t u64
+expect_rc 0
+[[ -L $H/links/first && -L $H/links/sub/second ]] || fail "a link was replaced"
+cmp -s "$H/links/made.u64" "$H/sorted.u64" || fail "the file the links name is not the sorted keys"
+end
+
+begin "-o through a dangling link and --index-output naming its missing target: one file, refused"
+ln -s missing.idx "$H/links/dangling"
+rmg sort "$H/in.u64" -o "$H/links/dangling" --index-output "$H/links/missing.idx" -t u64
+expect_rc 2
+expect_stderr "are the same file"
+[[ -L $H/links/dangling && ! -e $H/links/missing.idx ]] || fail "the link changed or its target was created"
+end
+
+begin "-o through a dangling link into a missing directory, or a link loop: exit 2 naming the output"
+ln -s nodir/out "$H/links/lost"
+ln -s loop "$H/links/loop"
+rmg sort "$H/in.u64" -o "$H/links/lost" -t u64
+expect_rc 2
+expect_stderr "$H/links/lost" "No such file or directory"
+rmg sort "$H/in.u64" -o "$H/links/loop" -t u64
+expect_rc 2
+expect_stderr "$H/links/loop" "too many levels of symbolic links"
+[[ -L $H/links/lost && -L $H/links/loop ]] || fail "a link was replaced"
+end
 
 begin "generate without -o, standard output closed: exit 2, named"
 run bash -c '"$0" generate -t u32 --count 10 >&-' "$RMGSORT"

@@ -58,9 +58,10 @@ TEST(FileIdentity, AnOutputNotCreatedYetIsItsDirectoryAndName) {
   EXPECT_EQ(identity_of_output(dir.file("d/../d/new")), identity);
   EXPECT_NE(identity_of_output(dir.file("d/other")), identity);
   EXPECT_NE(identity_of_output(dir.file("new")), identity);
-  // A dangling link is what OutputFile replaces: the link itself, not its missing target.
+  // A dangling link leads to the missing file it names, which OutputFile creates: one file with it.
   ASSERT_EQ(symlink("gone", dir.file("d/link").c_str()), 0);
-  EXPECT_EQ(identity_of_output(dir.file("d/link"))->name, "link");
+  EXPECT_EQ(identity_of_output(dir.file("d/link"))->name, "gone");
+  EXPECT_EQ(identity_of_output(dir.file("d/link")), identity_of_output(dir.file("d/gone")));
   EXPECT_FALSE(identity_of_output(dir.file("missing/new")));
   EXPECT_FALSE(identity_of_existing(dir.file("d/new")));
 }

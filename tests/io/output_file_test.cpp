@@ -296,6 +296,40 @@ TEST_P(StagedOutput, SymbolicLinkReplacesItsTarget) {
   EXPECT_EQ(test::directory_entries(dir_.path()).size(), 2u);
 }
 
+// A dangling link (or chain of links) creates the missing file it names, as GNU sort -o does; the
+// links stay links.
+TEST_P(StagedOutput, DanglingSymbolicLinkCreatesItsTarget) {
+  ASSERT_EQ(mkdir(dir_.file("sub").c_str(), 0755), 0);
+  ASSERT_EQ(symlink("sub/second", dir_.file("first").c_str()), 0);
+  ASSERT_EQ(symlink("../made", dir_.file("sub/second").c_str()), 0);
+  for (const char* name : {"first", "sub/second"}) {
+    OutputFile output = create(dir_.file(name));
+    write_bytes(output, test::pattern_bytes(20, 3));
+    output.commit();
+    struct stat st {};
+    for (const char* link : {"first", "sub/second"}) {
+      ASSERT_EQ(lstat(dir_.file(link).c_str(), &st), 0);
+      EXPECT_TRUE(S_ISLNK(st.st_mode)) << link << " after -o " << name;
+    }
+    EXPECT_TRUE(test::read_plain_file(dir_.file("made")) == test::pattern_bytes(20, 3)) << name;
+    ASSERT_EQ(unlink(dir_.file("made").c_str()), 0);
+  }
+}
+
+TEST_P(StagedOutput, DanglingLinkIntoAMissingDirectoryOrALoopIsAnErrorNamingTheOutput) {
+  ASSERT_EQ(symlink("nodir/out", dir_.file("lost").c_str()), 0);
+  ASSERT_EQ(symlink("loop", dir_.file("loop").c_str()), 0);
+  for (const char* name : {"lost", "loop"}) {
+    try {
+      OutputFile output = create(dir_.file(name));
+      ADD_FAILURE() << name << ": no error";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(dir_.file(name)), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_EQ(test::directory_entries(dir_.path()).size(), 2u) << "nothing created, the links kept";
+}
+
 TEST_P(StagedOutput, RelativePathInTheWorkingDirectory) {
   const std::string saved = std::filesystem::current_path();
   ASSERT_EQ(chdir(dir_.path().c_str()), 0);
