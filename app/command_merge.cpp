@@ -48,6 +48,7 @@ void require_separate_outputs(const MergeOptions& options) {
   const std::optional<FileIdentity> stdout_identity = identity_of_descriptor(STDOUT_FILENO);
   const std::vector<WrittenFile> written = written_outputs(options.output, options.index_output, options.stats,
                                                           "the merged records on standard output", stdout_identity);
+  require_standard_error_kept(written, identity_of_descriptor(STDERR_FILENO));
   for (const std::string& path : options.inputs) {
     const std::optional<FileIdentity> input =
         path == "-" ? identity_of_descriptor(STDIN_FILENO) : identity_of_existing(path);

@@ -74,6 +74,7 @@ void require_separate_outputs(const SortOptions& options) {
   const std::optional<FileIdentity> stdout_identity = identity_of_descriptor(STDOUT_FILENO);
   const std::vector<WrittenFile> written = written_outputs(options.output, options.index_output, options.stats,
                                                           "the sorted keys on standard output", stdout_identity);
+  require_standard_error_kept(written, identity_of_descriptor(STDERR_FILENO));
   for (const std::string& input : options.inputs) {
     const std::string input_name = input_display_name(input);
     const std::optional<FileIdentity> input_identity =

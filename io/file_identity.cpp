@@ -60,6 +60,16 @@ void require_separate_files(const std::vector<WrittenFile>& files, const std::op
   }
 }
 
+void require_standard_error_kept(const std::vector<WrittenFile>& files,
+                                 const std::optional<FileIdentity>& stderr_identity) {
+  if (!stderr_identity || !stderr_identity->regular) return;
+  for (const WrittenFile& file : files) {
+    if (file.replaced && file.identity && *file.identity == *stderr_identity)
+      throw Error(file.label + ": is the file standard error writes to; replacing it would drop what it holds "
+                  "and every message after it; give it a file of its own");
+  }
+}
+
 std::vector<WrittenFile> written_outputs(const std::string& output, const std::string& index_output,
                                          const std::string& stats, const std::string& stdout_what,
                                          const std::optional<FileIdentity>& stdout_identity) {
@@ -67,13 +77,13 @@ std::vector<WrittenFile> written_outputs(const std::string& output, const std::s
   if (output == "-") {
     written.push_back({stdout_what, stdout_identity});
   } else if (!output.empty()) {
-    written.push_back({"-o " + output, identity_of_output(output), /*may_replace_input=*/true});
+    written.push_back({"-o " + output, identity_of_output(output), /*may_replace_input=*/true, /*replaced=*/true});
   }
   const auto add_written_in_place = [&](const std::string& option, const std::string& path) {
     if (path == "-") {
       written.push_back({option + " - (standard output)", stdout_identity});
     } else if (!path.empty()) {
-      written.push_back({option + " " + path, identity_of_output(path)});
+      written.push_back({option + " " + path, identity_of_output(path), /*may_replace_input=*/false, /*replaced=*/true});
     }
   };
   add_written_in_place("--index-output", index_output);

@@ -45,6 +45,9 @@ struct WrittenFile {
   // written in place, like standard output and --stats, and --index-output, which would replace
   // the records with their positions) may not.
   bool may_replace_input = false;
+  // Named by a path, so written to a new file renamed over it (OutputFile), not in place through a
+  // standard descriptor ("-").
+  bool replaced = false;
 };
 
 // The files a command writes: -o OUTPUT (may replace an input), --index-output and --stats; each
@@ -59,5 +62,11 @@ struct WrittenFile {
 // destroy as it is read. A new output joins the check by joining FILES.
 void require_separate_files(const std::vector<WrittenFile>& files, const std::optional<FileIdentity>& input,
                             const std::string& input_name);
+
+// Throws rmgsort::Error naming it when one of FILES that a rename would replace is the regular file
+// behind standard error (STDERR_IDENTITY: `2>> run.log` with `--stats /dev/stderr`): the rename would
+// drop what the file held, and every message after it would go to the replaced file, seen by nobody.
+void require_standard_error_kept(const std::vector<WrittenFile>& files,
+                                 const std::optional<FileIdentity>& stderr_identity);
 
 }  // namespace rmgsort

@@ -167,6 +167,42 @@ expect_refused_intact "$D/k" "--stats - (standard output): is the input file"
 expect_no_file "$D/sorted"
 end
 
+echo "== standard error"
+# A file replaced by rename that is standard error's (2>> run.log with --stats /dev/stderr) would
+# take the log's lines with it and leave every later message in a file nobody sees: refused.
+begin "stats, -o or --index-output naming standard error's file, by any name: refused, the log kept with the message"
+fresh k
+for args in "--stats /dev/stderr" "--stats $D/run.log" "--index-output /proc/self/fd/2" "-o /dev/stderr"; do
+  printf 'an earlier line\n' >"$D/run.log"
+  output=(-o "$D/sorted")
+  [[ $args == -o* ]] && output=()
+  # shellcheck disable=SC2086 # ARGS is an option and its value
+  "$RMGSORT" sort "$D/k" "${output[@]}" -t u64 $args 2>>"$D/run.log"
+  RC=$?
+  expect_rc 2
+  [[ $(head -1 "$D/run.log") == "an earlier line" ]] || fail "$args: the log lost its earlier line"
+  grep -q "is the file standard error writes to" "$D/run.log" || fail "$args: the message is not in the log"
+done
+"$RMGSORT" merge "$IN/sorted.u64" -t u64 -o /dev/stderr 2>>"$D/run.log"
+RC=$?
+expect_rc 2
+[[ $(head -1 "$D/run.log") == "an earlier line" ]] || fail "merge: the log lost its earlier line"
+expect_no_file "$D/sorted"
+expect_same "$D/k" "$IN/keys.u64"
+end
+
+begin "stats naming standard error when it is a pipe or a terminal's stand-in (/dev/null): written there, exit 0"
+fresh k
+"$RMGSORT" sort "$D/k" -o "$D/sorted" -t u64 --stats /dev/stderr 2>&1 >/dev/null | cat >"$D/piped"
+RC=${PIPESTATUS[0]}
+expect_rc 0
+python3 -c 'import json,sys; sys.exit(0 if json.load(open(sys.argv[1]))["status"] == "ok" else 1)' "$D/piped" ||
+  fail "the statistics did not come through the pipe"
+"$RMGSORT" sort "$D/k" -o "$D/sorted" -t u64 --stats /dev/stderr 2>/dev/null
+RC=$?
+expect_rc 0
+end
+
 echo "== nothing committed by a failed run"
 begin "--stats - into a full device: exit 2 and the existing output not replaced"
 fresh k

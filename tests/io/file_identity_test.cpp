@@ -101,6 +101,40 @@ TEST(RequireSeparateFiles, OnlyAnOutputReplacedByRenameMayBeTheInput) {
   EXPECT_EQ(refusal({{"--stats /dev/null", identity_of_output("/dev/null")}}, identity_of_existing("/dev/null")), "");
 }
 
+// require_standard_error_kept: a file replaced by rename that is standard error's regular file is
+// refused, by any name; standard error elsewhere, a character device, or a file written in place
+// (standard output's "-") is not.
+TEST(RequireStandardErrorKept, AReplacedFileThatIsStandardErrorsIsRefusedNamingIt) {
+  test::TempDir dir(test::disk_directory());
+  const std::string log = dir.file("run.log");
+  test::write_plain_file(log, test::pattern_bytes(16));
+  ASSERT_EQ(symlink("run.log", dir.file("link").c_str()), 0);
+  ASSERT_EQ(mkdir(dir.file("sub").c_str(), 0755), 0);
+  const auto log_identity = identity_of_existing(log);
+  const auto kept = [&](const std::vector<WrittenFile>& files, const std::optional<FileIdentity>& stderr_identity) {
+    try {
+      require_standard_error_kept(files, stderr_identity);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  for (const std::string& name : {log, dir.file("link"), dir.file("sub/../run.log")}) {
+    const auto written = written_outputs("", "", name, "keys", std::nullopt);
+    const std::string why = kept(written, log_identity);
+    EXPECT_NE(why.find("--stats " + name + ": is the file standard error writes to"), std::string::npos) << why;
+  }
+  const auto as_output = written_outputs(log, "", "", "keys", std::nullopt);
+  EXPECT_NE(kept(as_output, log_identity).find("-o " + log), std::string::npos);
+  EXPECT_EQ(kept(written_outputs(dir.file("other"), "", log, "keys", std::nullopt), identity_of_existing("/dev/null")),
+            "")
+      << "standard error a character device";
+  EXPECT_EQ(kept(written_outputs(dir.file("other"), "", "", "keys", std::nullopt), log_identity), "");
+  EXPECT_EQ(kept(written_outputs("-", "", "", "keys", log_identity), log_identity), "")
+      << "standard output's file is written in place, not replaced";
+  EXPECT_EQ(kept(written_outputs(log, "", "", "keys", std::nullopt), std::nullopt), "") << "standard error closed";
+}
+
 TEST(RequireSeparateFiles, OutputsMayShareACharacterDevice) {
   // /dev/null keeps nothing one output could overwrite of another: -o /dev/null --stats /dev/null.
   EXPECT_EQ(refusal({{"-o /dev/null", identity_of_output("/dev/null"), true},
