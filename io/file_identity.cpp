@@ -83,7 +83,8 @@ std::vector<WrittenFile> written_outputs(const std::string& output, const std::s
     if (path == "-") {
       written.push_back({option + " - (standard output)", stdout_identity});
     } else if (!path.empty()) {
-      written.push_back({option + " " + path, identity_of_output(path), /*may_replace_input=*/false, /*replaced=*/true});
+      written.push_back(
+          {option + " " + path, identity_of_output(path), /*may_replace_input=*/false, /*replaced=*/true});
     }
   };
   add_written_in_place("--index-output", index_output);
