@@ -115,20 +115,21 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 # compared_ms KEYS G TYPE: COMPARED_SORT's median host-to-host ms over COMPARED_REPEATS runs, each
 # stopped once it has printed its time (whatever it does after that is skipped); empty if it fails.
 compared_ms() {
-  local keys=$1 g=$2 type=$3 label=${COMPARED_SORT_TIME_LABEL:-Total sort duration} command run out pid times=()
+  local keys=$1 g=$2 type=$3 label=${COMPARED_SORT_TIME_LABEL:-Total sort duration}
+  local command run transcript pid times=()
   command=("$COMPARED_SORT" "$keys" "$(seq -s, 0 $((g - 1)))" "${type/u/uint}" uniform 0)
-  out=$(mktemp "${TMPDIR:-/tmp}/compared_sort.XXXXXX")
+  transcript=$(mktemp "${TMPDIR:-/tmp}/compared_sort.XXXXXX")
   for ((run = 0; run < ${COMPARED_REPEATS:-3}; ++run)); do
     echo "running: ${command[*]}" >&2
-    "${command[@]}" >"$out" 2>&1 &
+    "${command[@]}" >"$transcript" 2>&1 &
     pid=$!
-    while kill -0 "$pid" 2>/dev/null && ! grep -qF "$label:" "$out"; do sleep 0.2; done
+    while kill -0 "$pid" 2>/dev/null && ! grep -qF "$label:" "$transcript"; do sleep 0.2; done
     kill "$pid" 2>/dev/null || true
     wait "$pid" 2>/dev/null || true
-    { echo "\$ ${command[*]}"; cat "$out"; } >>"$log"
-    times+=("$(grep -F "$label:" "$out" | head -1 | sed -n 's/.*: *\([0-9.]*\) *ms.*/\1/p')")
+    { echo "\$ ${command[*]}"; cat "$transcript"; } >>"$log"
+    times+=("$(grep -F "$label:" "$transcript" | head -1 | sed -n 's/.*: *\([0-9.]*\) *ms.*/\1/p')")
   done
-  rm -f "$out"
+  rm -f "$transcript"
   printf '%s\n' "${times[@]}" | awk 'NF' | sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }'
 }
 
