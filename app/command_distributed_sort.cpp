@@ -25,6 +25,7 @@
 #include "app/distributed_share_memory.hpp"
 #include "app/distributed_sort_steps.hpp"
 #include "app/error_message.hpp"
+#include "app/distributed_file_checks.hpp"
 #include "app/sort_input.hpp"
 #include "core/error.hpp"
 #include "dist/boundary_search.hpp"
@@ -104,6 +105,7 @@ JobInput open_job_input(const Communicator& communicator, const SortOptions& opt
   JobInput job;
   agreed(communicator, [&] {
     refuse_unshared(options);
+    require_distributed_files_apart(communicator, options);
     job.input.emplace(open_sort_input(options));
     require_whole_records(*job.input);
     if (!job.input->input.regular())

@@ -21,10 +21,10 @@
 #include "app/merge_method.hpp"
 #include "app/npy_output_headers.hpp"
 #include "app/merge_report.hpp"
+#include "app/separate_outputs.hpp"
 #include "core/error.hpp"
 #include "gpu/gpu_selection.hpp"
 #include "host/system_memory.hpp"
-#include "io/file_identity.hpp"
 #include "io/output_file.hpp"
 #include "io/standard_descriptors.hpp"
 #include "report/stopwatch.hpp"
@@ -40,24 +40,6 @@ std::size_t active_threads() {
 }
 
 std::string input_name(const std::string& path) { return path == "-" ? "stdin" : path; }
-
-// No file the run writes may be another one it writes, nor an input unless it is replaced by a
-// rename (-o FILE, read whole before the rename): compared by device and inode, before anything is
-// read or created.
-void require_separate_outputs(const MergeOptions& options) {
-  const std::optional<FileIdentity> stdout_identity = identity_of_descriptor(STDOUT_FILENO);
-  const std::vector<WrittenFile> written = written_outputs(options.output, options.index_output, options.stats,
-                                                          "the merged records on standard output", stdout_identity);
-  require_standard_error_kept(written, identity_of_descriptor(STDERR_FILENO));
-  for (const std::string& path : options.inputs) {
-    const std::optional<FileIdentity> input =
-        path == "-" ? identity_of_descriptor(STDIN_FILENO) : identity_of_existing(path);
-    if ((options.output == "-" || options.index_output == "-") && input && input->regular && stdout_identity == input)
-      throw Error("standard output is the input file " + input_name(path) +
-                  ": the merged records would overwrite it as it is read; use -o FILE");
-    require_separate_files(written, input, input_name(path));
-  }
-}
 
 // Everything that can be validated before any data moves; returns the host memory limit.
 std::uint64_t validate(const MergeOptions& options, const ClosedStandardDescriptors& closed) {
@@ -86,7 +68,8 @@ std::uint64_t validate(const MergeOptions& options, const ClosedStandardDescript
   if (options.stats == "-" && options.index_output == "-")
     throw Error("--stats -: standard output already carries the positions (--index-output -); give --stats a file "
                 "name");
-  require_separate_outputs(options);
+  require_separate_outputs({options.inputs, options.output, options.index_output, options.stats},
+                           {"the merged records", /*sorts_in_place=*/false});
   (void)parse_gpu_spec(options.gpus);  // (its words, whichever method runs; its devices when sort plans)
   if (!options.temp_dir.empty()) {
     struct stat info {};

@@ -17,6 +17,7 @@
 #include "app/error_message.hpp"
 #include "app/gpu_choice.hpp"
 #include "app/npy_output_headers.hpp"
+#include "app/separate_outputs.hpp"
 #include "app/sort_input.hpp"
 #include "app/sort_report.hpp"
 #include "report/stats.hpp"
@@ -25,7 +26,6 @@
 #include "gpu/devices.hpp"
 #include "gpu/gpu_selection.hpp"
 #include "host/system_memory.hpp"
-#include "io/file_identity.hpp"
 #include "io/input_sequence.hpp"
 #include "io/output_file.hpp"
 #include "io/standard_descriptors.hpp"
@@ -67,26 +67,6 @@ struct Validated {
 // The name of INPUT in messages: "stdin" for "-".
 std::string input_display_name(const std::string& input) { return input == "-" ? "stdin" : input; }
 
-// No file the run writes may be another one it writes, nor an input unless it is replaced by a
-// rename (-o FILE, written whole after every input was read): compared by device and inode, before
-// anything is read or created.
-void require_separate_outputs(const SortOptions& options) {
-  const std::optional<FileIdentity> stdout_identity = identity_of_descriptor(STDOUT_FILENO);
-  const std::vector<WrittenFile> written = written_outputs(options.output, options.index_output, options.stats,
-                                                          "the sorted keys on standard output", stdout_identity);
-  require_standard_error_kept(written, identity_of_descriptor(STDERR_FILENO));
-  for (const std::string& input : options.inputs) {
-    const std::string input_name = input_display_name(input);
-    const std::optional<FileIdentity> input_identity =
-        input == "-" ? identity_of_descriptor(STDIN_FILENO) : identity_of_existing(input);
-    if ((options.output == "-" || options.index_output == "-") && input_identity && input_identity->regular &&
-        stdout_identity == input_identity)
-      throw Error("standard output is the input file " + input_name + ": the sorted keys would overwrite it as it is "
-                  "read; use -o " + (input == "-" ? std::string("FILE") : input) + " to sort in place");
-    require_separate_files(written, input_identity, input_name);
-  }
-}
-
 // Everything that can be validated before any data moves; `closed` says which standard descriptors
 // were closed at the start.
 Validated validate(const SortOptions& options, const ClosedStandardDescriptors& closed) {
@@ -121,7 +101,8 @@ Validated validate(const SortOptions& options, const ClosedStandardDescriptors& 
     throw Error("--stats -: standard output already carries the positions (--index-output -); give --stats a file name");
   for (const std::string& input : options.inputs)
     validated.input_name += (validated.input_name.empty() ? "" : ", ") + input_display_name(input);
-  require_separate_outputs(options);
+  require_separate_outputs({options.inputs, options.output, options.index_output, options.stats},
+                           {"the sorted keys", /*sorts_in_place=*/true});
   if (!options.temp_dir.empty()) require_directory("--temp-dir", options.temp_dir);
   return validated;
 }

@@ -16,20 +16,12 @@
 #include <vector>
 
 #include "dist/communicator.hpp"
+#include "dist/output_parts.hpp"
 #include "io/cleanup.hpp"
 #include "io/output_file.hpp"
 #include "io/unique_fd.hpp"
 
 namespace rmgsort::dist {
-
-// "OUTPUT.part-00003".
-[[nodiscard]] std::string part_path(const std::string& path, int rank);
-
-// After a run of RANKS ranks committed its parts of PATH: removes the parts an earlier run of more
-// ranks left beside them, the files named exactly part_path(PATH, r) for some r >= RANKS (nothing
-// else: not OUTPUT.part-7 nor OUTPUT.part-00007.old), so that the parts in the directory are this
-// run's. Returns the messages of those it could not remove (the run's output stands).
-[[nodiscard]] std::vector<std::string> remove_stale_parts(const std::string& path, int ranks);
 
 class SharedOutput {
  public:

@@ -9,7 +9,8 @@
 # the exchange in one round and in hundreds (RMGSORT_EXCHANGE_STAGING_BYTES). Faults: one rank's input missing, ranks given
 # inputs of different sizes, an unwritable output directory, a full file system (a 64 KiB tmpfs,
 # skipped where it cannot be mounted), --unique with a share beyond --host-memory (refused), and a
-# rank killed by SIGKILL: every one ends nonzero, commits nothing and leaves no temporary file.
+# rank killed by SIGKILL: every one ends nonzero, commits nothing and leaves no temporary file. Outputs
+# that are the input, each other, a part of the output or standard error's file: refused, nothing written.
 # Shares beyond --host-memory go through a file and spill files, byte-identical too. Last, 2 ranks x 1 GPU, which runs only where there are 2 GPUs (skipped otherwise).
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -247,6 +248,56 @@ expect_stderr "standard input (-) cannot be read by every rank"
 dsort 2 "$WORK/u32" -t u32 -o -
 [[ $RC -ne 0 ]] || fail "-o - accepted"
 expect_stderr "every rank writes its records into the output file"
+end
+
+# Each rank checks the files it writes as one process's sort does (app/separate_outputs.hpp), before
+# anything is read or created: before, --index-output or --stats naming the input replaced it with exit 0.
+begin "outputs that are the input, each other, a part, or standard error's file: refused, nothing written"
+cp "$WORK/u32" "$D/in"
+ln -s in "$D/in.link"
+cp "$WORK/u32" "$D/kept"
+for args in "--index-output $D/in" "--stats $D/in.link" "--index-output $D/kept -o $D/kept" \
+  "--stats $D/kept -o $D/kept" "--stats $D/sub/../in"; do
+  mkdir -p "$D/sub"
+  out=(-o "$D/out")
+  [[ $args == *" -o "* ]] && out=()
+  dsort 2 "$D/in" -t u32 "${out[@]}" $args
+  expect_rc 2
+  expect_stderr "rank 0 of 2"
+  grep -q -e "is the input file" -e "are the same file" "$WORK/stderr" || fail "$args: $(head -c 300 "$WORK/stderr")"
+  cmp -s "$D/in" "$WORK/u32" || fail "$args: the input changed"
+  cmp -s "$D/kept" "$WORK/u32" || fail "$args: $D/kept changed"
+  expect_no_file "$D/out"
+  expect_no_temp "$D"
+  rmdir "$D/sub"
+done
+# --output-parts: a part this run writes, or one of an earlier run's that it removes, is neither an
+# input (by any name) nor the statistics.
+cp "$WORK/u32" "$D/p.part-00001"
+ln -s p.part-00007 "$D/seven"
+cp "$WORK/u32" "$D/p.part-00007"
+for args in "$D/p.part-00001 -o $D/p" "$D/seven -o $D/p" "$D/in -o $D/p --stats $D/p.part-00001" \
+  "$D/in -o $D/out --index-output $D/p --stats $D/p.part-00009"; do
+  dsort 2 --output-parts $args -t u32
+  expect_rc 2
+  expect_stderr "(--output-parts): the run would replace it, or remove it as an earlier run's part"
+  cmp -s "$D/p.part-00001" "$WORK/u32" && cmp -s "$D/p.part-00007" "$WORK/u32" || fail "$args: a part changed"
+  expect_no_file "$D/p.part-00000"
+  expect_no_file "$D/p.part-00009"
+  expect_no_temp "$D"
+done
+rm -f "$D"/*
+# Standard error into a regular file (2>> run.log) with --stats naming it: the log is not replaced.
+echo "before" >"$D/run.log"
+timeout 120 "${MPI[@]}" -np 1 "$RMGSORT" sort --distributed "$WORK/u32" -t u32 -o "$D/out" "${CPU[@]}" \
+  --stats /dev/stderr 2>>"$D/run.log"
+RC=$?
+# (mpirun forwards a rank's standard error through a pipe of its own: the rank sees a pipe and writes
+# the statistics there, and mpirun appends them to the log.)
+expect_rc 0
+[[ $(head -1 "$D/run.log") == before ]] || fail "the log lost its first line: $(head -c 300 "$D/run.log")"
+grep -q '"status":"ok"' "$D/run.log" || fail "no statistics in the log: $(head -c 300 "$D/run.log")"
+rm -f "$D"/*
 end
 
 begin "a share beyond --host-memory: received into a file, sorted through spill files"
