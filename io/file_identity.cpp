@@ -1,6 +1,7 @@
 #include "io/file_identity.hpp"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/error.hpp"
 #include "io/detail/output_target.hpp"
@@ -70,6 +71,13 @@ void require_standard_error_kept(const std::vector<WrittenFile>& files,
   }
 }
 
+bool is_standard_error_file(const std::string& path) {
+  const std::optional<FileIdentity> stderr_identity = identity_of_descriptor(STDERR_FILENO);
+  if (!stderr_identity || !stderr_identity->regular) return false;
+  const std::optional<FileIdentity> identity = identity_of_output(path);
+  return identity && *identity == *stderr_identity;
+}
+
 std::vector<WrittenFile> written_outputs(const std::string& output, const std::string& index_output,
                                          const std::string& stats, const std::string& stdout_what,
                                          const std::optional<FileIdentity>& stdout_identity) {
@@ -89,6 +97,7 @@ std::vector<WrittenFile> written_outputs(const std::string& output, const std::s
   };
   add_written_in_place("--index-output", index_output);
   add_written_in_place("--stats", stats);
+  if (!stats.empty() && stats != "-" && is_standard_error_file(stats)) written.back().replaced = false;
   return written;
 }
 

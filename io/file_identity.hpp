@@ -36,6 +36,11 @@ struct FileIdentity {
 // io/detail/output_target.hpp refuses: creating the output fails then, with its own message.
 [[nodiscard]] std::optional<FileIdentity> identity_of_output(const std::string& path);
 
+// Whether PATH leads to the regular file standard error writes to (`--stats run.log 2>> run.log`,
+// `/dev/stderr`, `/proc/self/fd/2`): statistics go there through descriptor 2, after what it holds,
+// instead of replacing it (report/stats.hpp).
+[[nodiscard]] bool is_standard_error_file(const std::string& path);
+
 // A file a run writes, for the checks below.
 struct WrittenFile {
   std::string label;                     // how messages name it: "-o out.u64", "--stats -"
@@ -64,8 +69,9 @@ void require_separate_files(const std::vector<WrittenFile>& files, const std::op
                             const std::string& input_name);
 
 // Throws rmgsort::Error naming it when one of FILES that a rename would replace is the regular file
-// behind standard error (STDERR_IDENTITY: `2>> run.log` with `--stats /dev/stderr`): the rename would
+// behind standard error (STDERR_IDENTITY: `2>> run.log` with `-o /dev/stderr`): the rename would
 // drop what the file held, and every message after it would go to the replaced file, seen by nobody.
+// (--stats there is written through descriptor 2, not replaced: written_outputs() says so.)
 void require_standard_error_kept(const std::vector<WrittenFile>& files,
                                  const std::optional<FileIdentity>& stderr_identity);
 

@@ -12,6 +12,7 @@
 
 #include "core/error.hpp"
 #include "io/blocking_io.hpp"
+#include "io/file_identity.hpp"
 
 namespace rmgsort {
 namespace {
@@ -83,7 +84,11 @@ std::uint64_t peak_host_memory_bytes() {
 }
 
 StatsOutput::StatsOutput(const std::string& path) : path_(path) {
-  if (path.empty() || path == "-") return;
+  if (path.empty()) return;
+  if (path == "-" || is_standard_error_file(path)) {
+    descriptor_ = path == "-" ? STDOUT_FILENO : STDERR_FILENO;
+    return;
+  }
   try {
     file_.emplace(OutputFile::create(path));
   } catch (const Error& e) {
@@ -102,8 +107,8 @@ void StatsOutput::write_file(const Json& json) {
       rethrow_as_stats_error(e);
     }
   } else {
-    stdout_written_ = true;  // even in part: a second object after it would not parse
-    write_all(STDOUT_FILENO, "standard output", bytes, line.size());
+    descriptor_written_ = true;  // even in part: a second object after it would not parse
+    write_all(descriptor_, descriptor_ == STDOUT_FILENO ? "standard output" : "standard error", bytes, line.size());
   }
 }
 
@@ -122,8 +127,8 @@ void StatsOutput::commit() {
 }
 
 void StatsOutput::write_failure(const Json& json) {
-  if (path_.empty() || (path_ == "-" && stdout_written_)) return;
-  if (path_ != "-") {
+  if (path_.empty() || (descriptor_ >= 0 && descriptor_written_)) return;
+  if (descriptor_ < 0) {
     file_.reset();  // its temporary file goes (a committed one stays, to be replaced by the rename)
     try {
       file_.emplace(OutputFile::create(path_));

@@ -46,8 +46,11 @@ struct RunEnd {
 // Where --stats goes: nowhere (""), standard output ("-") or a file. Opened at the start of a run,
 // so that a bad path fails before any data moves; a file is written through a temporary file like
 // every output, so a run leaves either complete statistics or none, and no output is committed by a
-// run whose statistics could not be written. The caller checks first that the file is neither the
-// input nor another output (io/file_identity.hpp), so standard output ("-") never carries the keys.
+// run whose statistics could not be written. A file that is standard error's regular file
+// (`--stats /dev/stderr 2>> run.log`) is written through descriptor 2 instead, after what it holds,
+// as a pipe there would be: replacing it would drop the log. The caller checks first that the file
+// is neither the input nor another output (io/file_identity.hpp), so standard output ("-") never
+// carries the keys.
 class StatsOutput {
  public:
   explicit StatsOutput(const std::string& path);
@@ -60,9 +63,9 @@ class StatsOutput {
   void commit();
 
   // A failed run's statistics, in place of any prepared or committed ones: a file gets them through
-  // a new temporary file, renamed into place at once; standard output gets them unless prepare()
-  // already wrote there (those cannot be taken back: prepare() comes after everything but the
-  // outputs' renames). Throws Error when they cannot be written.
+  // a new temporary file, renamed into place at once; standard output or error gets them unless
+  // prepare() already wrote there (those cannot be taken back: prepare() comes after everything but
+  // the outputs' renames). Throws Error when they cannot be written.
   void write_failure(const Json& json);
 
  private:
@@ -70,7 +73,8 @@ class StatsOutput {
 
   std::string path_;
   std::optional<OutputFile> file_;
-  bool stdout_written_ = false;  // prepare() or write_failure() began writing standard output
+  int descriptor_ = -1;            // written in place: STDOUT_FILENO ("-") or STDERR_FILENO; -1 for a file
+  bool descriptor_written_ = false;  // prepare() or write_failure() began writing there
 };
 
 }  // namespace rmgsort

@@ -168,11 +168,12 @@ expect_no_file "$D/sorted"
 end
 
 echo "== standard error"
-# A file replaced by rename that is standard error's (2>> run.log with --stats /dev/stderr) would
-# take the log's lines with it and leave every later message in a file nobody sees: refused.
-begin "stats, -o or --index-output naming standard error's file, by any name: refused, the log kept with the message"
+# A file replaced by rename that is standard error's (2>> run.log with -o /dev/stderr) would take the
+# log's lines with it and leave every later message in a file nobody sees: refused. --stats there is
+# written through descriptor 2 instead, after the log's lines, as into a pipe.
+begin "-o or --index-output naming standard error's file, by any name: refused, the log kept with the message"
 fresh k
-for args in "--stats /dev/stderr" "--stats $D/run.log" "--index-output /proc/self/fd/2" "-o /dev/stderr"; do
+for args in "--index-output /proc/self/fd/2" "-o /dev/stderr" "--index-output $D/run.log"; do
   printf 'an earlier line\n' >"$D/run.log"
   output=(-o "$D/sorted")
   [[ $args == -o* ]] && output=()
@@ -189,6 +190,48 @@ expect_rc 2
 [[ $(head -1 "$D/run.log") == "an earlier line" ]] || fail "merge: the log lost its earlier line"
 expect_no_file "$D/sorted"
 expect_same "$D/k" "$IN/keys.u64"
+end
+
+# last_json LOG STATUS: LOG's first line is still "an earlier line" and its last line is statistics of STATUS.
+last_json() {
+  [[ $(head -1 "$1") == "an earlier line" ]] || fail "the log lost its earlier line: $(head -c 200 "$1")"
+  tail -1 "$1" | python3 -c 'import json,sys; s = json.load(sys.stdin); sys.exit(0 if s["status"] == sys.argv[1] else 1)' "$2" ||
+    fail "the log's last line is not statistics with status $2: $(tail -c 300 "$1")"
+}
+
+begin "--stats naming standard error's file, by any name: appended to the log, which keeps its lines"
+fresh k
+for stats in /dev/stderr /proc/self/fd/2 "$D/run.log"; do
+  printf 'an earlier line\n' >"$D/run.log"
+  "$RMGSORT" sort "$D/k" -o "$D/sorted" -t u64 --stats "$stats" --progress never 2>>"$D/run.log"
+  RC=$?
+  expect_rc 0
+  last_json "$D/run.log" ok
+  [[ $(wc -l <"$D/run.log") -eq 2 ]] || fail "--stats $stats: more than the statistics in the log"
+  expect_same "$D/k" "$IN/keys.u64"
+  rm -f "$D/sorted"
+done
+# Opened without O_APPEND (2> run.log): written at standard error's offset, after what came before.
+{ printf 'an earlier line\n' >&2; "$RMGSORT" merge "$IN/sorted.u64" -t u64 -o "$D/merged" --stats /dev/stderr; } 2>"$D/run.log"
+RC=$?
+expect_rc 0
+last_json "$D/run.log" ok
+# A failed run: its statistics, then its message, both in the log; nothing committed.
+printf 'an earlier line\n' >"$D/run.log"
+"$RMGSORT" sort "$D/missing" -o "$D/sorted" -t u64 --stats "$D/run.log" 2>>"$D/run.log"
+RC=$?
+expect_rc 2
+[[ $(tail -1 "$D/run.log") == *"missing: cannot open"* ]] || fail "the message is not the log's last line"
+head -n -1 "$D/run.log" >"$D/without_message"
+last_json "$D/without_message" error
+expect_no_file "$D/sorted"
+# Standard error that is the input: still refused (the statistics would be appended to the input).
+"$RMGSORT" sort "$D/k" -o "$D/sorted" -t u64 --stats /dev/stderr 2>>"$D/k"
+RC=$?
+expect_rc 2
+[[ $(head -c "$(stat -c %s "$IN/keys.u64")" "$D/k" | cmp -s - "$IN/keys.u64"; echo $?) == 0 ]] || fail "the input's keys changed"
+expect_no_file "$D/sorted"
+rm -f "$D"/*
 end
 
 begin "stats naming standard error when it is a pipe or a terminal's stand-in (/dev/null): written there, exit 0"

@@ -12,6 +12,7 @@
 #include "core/error.hpp"
 #include "io/detail/output_target.hpp"
 #include "io/standard_descriptors.hpp"
+#include "io/unique_fd.hpp"
 #include "io_test_support.hpp"
 
 namespace rmgsort {
@@ -120,9 +121,10 @@ TEST(RequireStandardErrorKept, AReplacedFileThatIsStandardErrorsIsRefusedNamingI
     return std::string();
   };
   for (const std::string& name : {log, dir.file("link"), dir.file("sub/../run.log")}) {
-    const auto written = written_outputs("", "", name, "keys", std::nullopt);
+    const auto written = written_outputs("", name, "", "keys", std::nullopt);
     const std::string why = kept(written, log_identity);
-    EXPECT_NE(why.find("--stats " + name + ": is the file standard error writes to"), std::string::npos) << why;
+    EXPECT_NE(why.find("--index-output " + name + ": is the file standard error writes to"), std::string::npos)
+        << why;
   }
   const auto as_output = written_outputs(log, "", "", "keys", std::nullopt);
   EXPECT_NE(kept(as_output, log_identity).find("-o " + log), std::string::npos);
@@ -133,6 +135,49 @@ TEST(RequireStandardErrorKept, AReplacedFileThatIsStandardErrorsIsRefusedNamingI
   EXPECT_EQ(kept(written_outputs("-", "", "", "keys", log_identity), log_identity), "")
       << "standard output's file is written in place, not replaced";
   EXPECT_EQ(kept(written_outputs(log, "", "", "keys", std::nullopt), std::nullopt), "") << "standard error closed";
+}
+
+// is_standard_error_file, with descriptor 2 really pointed at a file: true by any name of it, so
+// that written_outputs() marks --stats there as written in place (through descriptor 2) and
+// require_standard_error_kept() lets it pass, while -o there is still refused.
+TEST(StandardErrorFile, StatisticsThereAreWrittenInPlaceNotReplaced) {
+  test::TempDir dir(test::disk_directory());
+  const std::string log = dir.file("run.log");
+  test::write_plain_file(log, test::pattern_bytes(16));
+  ASSERT_EQ(symlink("run.log", dir.file("link").c_str()), 0);
+  const int saved = dup(STDERR_FILENO);
+  ASSERT_GE(saved, 0);
+  {
+    const UniqueFd file(open(log.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC));
+    ASSERT_TRUE(file.valid());
+    ASSERT_GE(dup2(file.get(), STDERR_FILENO), 0);
+  }
+  const std::optional<FileIdentity> stderr_identity = identity_of_descriptor(STDERR_FILENO);
+  std::vector<std::string> named;
+  for (const std::string& name : {log, dir.file("link"), std::string("/dev/stderr"), std::string("/proc/self/fd/2")})
+    if (is_standard_error_file(name)) named.push_back(name);
+  const bool other = is_standard_error_file(dir.file("other"));
+  const auto stats_there = written_outputs(dir.file("out"), "", "/dev/stderr", "keys", std::nullopt);
+  std::string stats_refusal, output_refusal;
+  try {
+    require_standard_error_kept(stats_there, stderr_identity);
+  } catch (const Error& e) {
+    stats_refusal = e.what();
+  }
+  try {
+    require_standard_error_kept(written_outputs(log, "", "", "keys", std::nullopt), stderr_identity);
+  } catch (const Error& e) {
+    output_refusal = e.what();
+  }
+  dup2(saved, STDERR_FILENO);
+  close(saved);
+  EXPECT_EQ(named.size(), 4u);
+  EXPECT_FALSE(other);
+  ASSERT_EQ(stats_there.size(), 2u);
+  EXPECT_FALSE(stats_there.back().replaced);
+  EXPECT_EQ(stats_refusal, "");
+  EXPECT_NE(output_refusal.find("is the file standard error writes to"), std::string::npos) << output_refusal;
+  EXPECT_FALSE(is_standard_error_file(log)) << "standard error is no longer the log";
 }
 
 TEST(RequireSeparateFiles, OutputsMayShareACharacterDevice) {

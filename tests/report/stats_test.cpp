@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -124,6 +125,30 @@ TEST(StatsOutputStdoutTest, AFailureAfterStatisticsWentToStandardOutputWritesNoS
   testing::internal::CaptureStdout();
   StatsOutput("-").write_failure(Json{{"status", "error"}});
   EXPECT_EQ(testing::internal::GetCapturedStdout(), "{\"status\":\"error\"}\n");
+}
+
+// --stats naming standard error's regular file (`--stats /dev/stderr 2>> run.log`): written through
+// descriptor 2 after the log's lines, never replaced; one object only, as for standard output.
+TEST_F(StatsOutputTest, StandardErrorsFileGetsTheStatisticsAppended) {
+  const std::string log = dir_ + "/run.log";
+  std::ofstream(log) << "an earlier line\n";
+  const int saved = dup(STDERR_FILENO);
+  ASSERT_GE(saved, 0);
+  const int file = open(log.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+  ASSERT_GE(file, 0);
+  ASSERT_GE(dup2(file, STDERR_FILENO), 0);
+  close(file);
+  {
+    StatsOutput stats(log);
+    stats.prepare(Json{{"status", "ok"}});
+    stats.commit();
+    stats.write_failure(Json{{"status", "error"}});
+  }
+  StatsOutput("/dev/stderr").write_failure(Json{{"status", "error"}});
+  dup2(saved, STDERR_FILENO);
+  close(saved);
+  EXPECT_EQ(contents(log), "an earlier line\n{\"status\":\"ok\"}\n{\"status\":\"error\"}\n");
+  EXPECT_EQ(entries(), 1) << "a temporary file is left";
 }
 
 TEST(PeakHostMemoryTest, CountsMemoryWhileItIsResident) {
