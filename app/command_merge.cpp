@@ -56,6 +56,7 @@ std::uint64_t validate(const MergeOptions& options, const ClosedStandardDescript
   if (closed.output && options.index_output == "-")
     throw Error("--index-output -: standard output is closed; give --index-output a file name");
   for (const std::string& path : options.inputs) refuse_closed_standard_descriptor(path, path);
+  require_streams_named_once(options.inputs);
   if (!options.output.empty()) refuse_closed_standard_descriptor(options.output, "-o " + options.output);
   if (!options.index_output.empty())
     refuse_closed_standard_descriptor(options.index_output, "--index-output " + options.index_output);

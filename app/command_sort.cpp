@@ -82,6 +82,7 @@ Validated validate(const SortOptions& options, const ClosedStandardDescriptors& 
   if (closed.output && options.index_output == "-")
     throw Error("--index-output -: standard output is closed; give --index-output a file name");
   for (const std::string& input : options.inputs) refuse_closed_standard_descriptor(input, input);
+  require_streams_named_once(options.inputs);
   if (!options.output.empty()) refuse_closed_standard_descriptor(options.output, "-o " + options.output);
   if (!options.index_output.empty())
     refuse_closed_standard_descriptor(options.index_output, "--index-output " + options.index_output);

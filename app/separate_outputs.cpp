@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <optional>
+#include <utility>
 
 #include "core/error.hpp"
 #include "io/file_identity.hpp"
@@ -33,6 +34,20 @@ void require_separate_outputs(const RunFileNames& names, const OutputWording& wo
                   " would overwrite it as it is read; " + advice);
     }
     require_separate_files(written, input_identity, name);
+  }
+}
+
+void require_streams_named_once(const std::vector<std::string>& inputs) {
+  std::vector<std::pair<std::string, FileIdentity>> streams;
+  for (const std::string& input : inputs) {
+    const std::optional<FileIdentity> identity =
+        input == "-" ? identity_of_descriptor(STDIN_FILENO) : identity_of_existing(input);
+    if (!identity || !identity->stream) continue;
+    for (const auto& [earlier, earlier_identity] : streams)
+      if (earlier_identity == *identity)
+        throw Error(display_name(input) + " and " + display_name(earlier) +
+                    " are the same stream: it can be read only once; name it once");
+    streams.emplace_back(input, *identity);
   }
 }
 

@@ -1,7 +1,7 @@
-// The check every command that sorts or merges makes before it reads or creates anything: no file
+// The checks every command that sorts or merges makes before it reads or creates anything: no file
 // it writes is another one it writes, nor an input it reads unless a rename replaces it (-o), nor
-// standard error's regular file (io/file_identity.hpp compares them by device and inode, whatever
-// their names). One function for sort, merge and each rank of sort --distributed, so that a file
+// standard error's regular file; no stream is read twice (io/file_identity.hpp compares files by
+// device and inode, whatever their names). One function for sort, merge and each rank of sort --distributed, so that a file
 // the run writes is checked the same way on every path.
 #pragma once
 
@@ -30,5 +30,10 @@ struct OutputWording {
 // the run is another one it writes, an input it would destroy as it reads it (anything but -o), or
 // the regular file standard error writes to. Standard output and standard error are looked up here.
 void require_separate_outputs(const RunFileNames& names, const OutputWording& wording);
+
+// Throws rmgsort::Error naming both when one stream (a pipe, a FIFO, a socket) is among INPUTS
+// twice, by any names ("-" and /dev/stdin, a FIFO by two paths): what the first read takes, the
+// second never sees. ("-" given twice is the caller's to refuse, with its own message.)
+void require_streams_named_once(const std::vector<std::string>& inputs);
 
 }  // namespace rmgsort

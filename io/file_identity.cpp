@@ -10,7 +10,8 @@ namespace rmgsort {
 namespace {
 
 FileIdentity identity_of(const struct stat& st) {
-  return FileIdentity{st.st_dev, st.st_ino, "", S_ISREG(st.st_mode), S_ISCHR(st.st_mode)};
+  return FileIdentity{st.st_dev, st.st_ino, "", S_ISREG(st.st_mode), S_ISCHR(st.st_mode),
+                      S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)};
 }
 
 }  // namespace
@@ -42,6 +43,7 @@ std::optional<FileIdentity> identity_of_output(const std::string& path) {
   parent->name = name;
   parent->regular = false;
   parent->character_device = false;
+  parent->stream = false;
   return parent;
 }
 

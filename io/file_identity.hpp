@@ -20,6 +20,8 @@ struct FileIdentity {
   // An existing character device (/dev/null): several outputs may write into it, since it keeps
   // nothing that one could overwrite of another (a terminal is refused as an output anyway).
   bool character_device = false;
+  // An existing pipe, FIFO or socket: what one read takes, no other read sees (not compared either).
+  bool stream = false;
 
   friend bool operator==(const FileIdentity& a, const FileIdentity& b) {
     return a.device == b.device && a.inode == b.inode && a.name == b.name;

@@ -326,6 +326,13 @@ rmg merge - - -t u64 -o "$D/none.out"
 expect_rc 2
 expect_stderr "more than once"
 end
+begin "- and /dev/stdin, one pipe: exit 2 naming both, nothing written"
+cat "$D/a.u64" | { rmg merge "$D/a.u64" - /dev/stdin -t u64 -o "$D/none.out" --index-output "$D/none.idx"; }
+expect_rc 2
+expect_stderr "/dev/stdin and stdin are the same stream: it can be read only once"
+expect_no_file "$D/none.out"
+expect_no_file "$D/none.idx"
+end
 begin "a missing input: exit 2 naming it, before anything is written"
 rmg merge "$D/a.u64" "$D/missing.u64" -t u64 -o "$D/none.out"
 expect_rc 2

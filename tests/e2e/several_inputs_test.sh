@@ -176,6 +176,12 @@ refused "a file that is no whole number of keys after standard input (a stream):
   "three;3 bytes are not a whole number of u64 keys" - "$M/three" -t u64
 refused "a directory among the inputs" "temp: is a directory" "$M/a.u64" "$M/temp" -t u64
 refused "standard input twice" "standard input (-) is given 2 times" - "$M/a.u64" - -t u64
+# One pipe by two names: what the first read takes, the second would never see.
+refused "standard input as - and as /dev/stdin (a pipe)" "/dev/stdin and stdin are the same stream" \
+  - "$M/a.u64" /dev/stdin -t u64 < <(cat "$M/a.u64")
+mkfifo "$M/fifo"
+refused "a FIFO by two names" "$M/./fifo and $M/fifo are the same stream" "$M/fifo" "$M/./fifo" -t u64
+rm -f "$M/fifo"
 refused "raw after .npy" "a.u64: not a .npy file, unlike $M/a.npy" "$M/a.npy" "$M/a.u64"
 refused ".npy after raw" "a.npy: a .npy file, unlike $M/a.u64" "$M/a.u64" "$M/a.npy" -t u64
 refused "two .npy dtypes" "u4.npy: its .npy dtype '<u4' is not $M/a.npy's '<u8'" "$M/a.npy" "$M/u4.npy"
