@@ -1,7 +1,7 @@
 // app/separate_outputs: the one check of the files a sort, a merge or a rank of a distributed sort
-// writes: another output, an input it would destroy (all but -o), standard error's regular file and
-// standard output that is an input are refused, by any name, with the message naming both; -o may
-// be the input (replaced by a rename once it is read).
+// writes: another output, an input it would destroy (all but -o), standard error's regular file
+// (but --stats, written through it) and standard output that is an input are refused, by any name,
+// with the message naming both; -o may be the input (replaced by a rename once it is read).
 #include "app/separate_outputs.hpp"
 
 #include <fcntl.h>
@@ -96,12 +96,14 @@ TEST_F(SeparateOutputsTest, StandardErrorsRegularFileIsRefusedAPipeIsNot) {
   const std::string log = file("run.log");
   {
     const RedirectedDescriptor stderr_to_log(STDERR_FILENO, log, O_WRONLY | O_CREAT | O_APPEND);
-    for (const RunFileNames& names : {RunFileNames{{input()}, file("out"), "", log},
-                                      RunFileNames{{input()}, log, "", ""},
+    for (const RunFileNames& names : {RunFileNames{{input()}, log, "", ""},
                                       RunFileNames{{input()}, file("out"), "/dev/stderr", ""}}) {
       const std::string message = refusal(names);
       EXPECT_NE(message.find("is the file standard error writes to"), std::string::npos) << message;
     }
+    // The statistics are written there through descriptor 2 (report/stats.hpp), not replaced.
+    EXPECT_EQ(refusal({{input()}, file("out"), "", log}), "");
+    EXPECT_EQ(refusal({{input()}, file("out"), "", "/dev/stderr"}), "");
   }
   int pipe_ends[2];
   ASSERT_EQ(::pipe(pipe_ends), 0);
