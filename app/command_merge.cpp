@@ -29,6 +29,7 @@
 #include "io/standard_descriptors.hpp"
 #include "report/stopwatch.hpp"
 #include "sort/merge_inputs.hpp"
+#include "sort/merge_plan.hpp"
 
 namespace rmgsort {
 namespace {
@@ -233,6 +234,10 @@ int run_merge(const MergeOptions& options) {
   MergeReport report;
   report.start = RunStart::now();
   report.host_memory_limit = validate(options, closed);
+  // Before any input is opened: the streams (and empty files, read as streams) stay open throughout,
+  // and the sort method opens every input at once; 100 empty inputs failed under a soft limit of 64
+  // that the merge would have raised only later.
+  (void)raise_open_file_limit();
   StatsOutput stats(options.stats);
   for (const std::string& path : options.inputs) report.inputs.push_back(input_name(path));
   report.threads = active_threads();

@@ -31,6 +31,7 @@
 #include "io/standard_descriptors.hpp"
 #include "sort/gpu_engine.hpp"
 #include "sort/in_memory_sort.hpp"
+#include "sort/merge_plan.hpp"
 #include "sort/read_keys.hpp"
 #include "sort/rounds_sort.hpp"
 #include "sort/sort_plan.hpp"
@@ -238,6 +239,9 @@ int run_sort(const SortOptions& options) {
   // Errors up to here (the options, the statistics' own file) leave no statistics: there is nowhere
   // to write them yet, or nothing ran.
   const Validated validated = validate(options, closed);
+  // Every input is opened before any is read (several inputs are one sequence): as merge does, the
+  // soft limit on open files is raised to the hard one first.
+  (void)raise_open_file_limit();
   StatsOutput stats(options.stats);
   report.input_name = validated.input_name;
   report.host_memory_limit = validated.host_memory;

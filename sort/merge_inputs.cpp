@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <future>
+#include <iterator>
 #include <memory>
 #include <optional>
 #include <span>
@@ -21,6 +22,9 @@ namespace {
 // 5461 of them, over a GiB of records each.
 constexpr std::size_t kRunTableBytes = std::size_t{64} << 10;
 constexpr std::size_t kNoInput = SIZE_MAX;
+// Descriptors open besides the streams when /proc/self/fd cannot be listed (standard ones, the
+// outputs and their rings, the statistics).
+constexpr std::size_t kDescriptorsGuessed = 16;
 
 std::string temp_dir_or_default(const std::string& temp_dir) {
   if (!temp_dir.empty()) return temp_dir;
@@ -115,8 +119,11 @@ class MergeDriver {
     const std::size_t open_files = raise_open_file_limit();
     outcome_.plan = plan_merge(job_.host_memory, wide_, open_files > streams ? open_files - streams : 0,
                                job_.fan_in_limit);
+    outcome_.plan.runs_held = job_.runs_held_limit > 0
+                                  ? job_.runs_held_limit
+                                  : runs_held_at_most(outcome_.plan, open_descriptors(streams + kDescriptorsGuessed));
     std::vector<Source> sources = input_sources();
-    while (sources.size() > outcome_.plan.fan_in) sources = merge_into_runs(sources);
+    while (sources.size() > outcome_.plan.fan_in) sources = merge_into_runs(std::move(sources));
     merge_into_output(sources);
   }
 
@@ -160,38 +167,65 @@ class MergeDriver {
     return run;
   }
 
-  // One pass that merges groups of the sources into runs (sort/merge_plan.hpp says which).
-  std::vector<Source> merge_into_runs(const std::vector<Source>& sources) {
+  // One pass that merges groups of the sources into runs (sort/merge_plan.hpp says which). A source
+  // merged lets its run go at once: its descriptor is free for the runs this pass makes.
+  std::vector<Source> merge_into_runs(std::vector<Source> sources) {
     Stopwatch pass;
     MergePassReport report{sources.size(), 0, 0, 0};
     const std::size_t number = outcome_.passes.size() + 1;
     std::vector<Source> next;
     std::size_t at = 0;
     for (std::size_t size : merge_pass_groups(sources.size(), outcome_.plan.fan_in)) {
-      const std::span<const Source> group(sources.data() + at, size);
+      const std::span<Source> group(sources.data() + at, size);
       at += size;
       if (size == 1) {
-        next.push_back(group[0]);
+        next.push_back(std::move(group[0]));
         continue;
       }
-      progress_.phase("pass " + std::to_string(number) + ": merging " + describe(group) + " into a temporary file in " +
-                          temp_dir_,
-                      known_bytes(group));
-      auto run = std::make_shared<TempRun>();
-      run->file = std::make_unique<SpillFile>(temp_dir_, 1, kRunTableBytes);
-      const MergePassSpec spec = pass_spec(wide_, false);
-      MergeOutputBuffers buffers(spec);
-      RunSink sink(*run->file, progress_, layout_.record_size, wide_);
-      run->records = merge(group, spec, buffers, sink);
-      sink.finish();
-      outcome_.temporary_bytes += sink.bytes();
-      report.runs += 1;
-      report.records += run->records;
-      next.push_back(Source{kNoInput, std::move(run), 0, positions_});
+      next.push_back(merge_into_run(group, number, report));
+      for (Source& source : group) source.run.reset();
+      hold_runs_within_plan(next, runs_in(std::span<const Source>(sources).subspan(at)), number, report);
     }
     report.seconds = pass.seconds();
     outcome_.passes.push_back(report);
     return next;
+  }
+
+  // Each run holds a descriptor until a pass merges it (a nameless file cannot be opened again): while
+  // this pass's runs and the HELD_ELSEWHERE ones of the pass before are more than the plan allows
+  // (runs_held_at_most), the newest sources of this pass, consecutive so that the merge stays stable,
+  // are merged into one run. Without it, 300 inputs under `ulimit -n 64` (fan-in 2) held 150 runs.
+  void hold_runs_within_plan(std::vector<Source>& next, std::size_t held_elsewhere, std::size_t number,
+                             MergePassReport& report) {
+    while (next.size() >= 2 && runs_in(next) + held_elsewhere > outcome_.plan.runs_held) {
+      const std::size_t size = std::min(next.size(), outcome_.plan.fan_in);
+      std::vector<Source> newest(std::make_move_iterator(next.end() - std::ptrdiff_t(size)),
+                                 std::make_move_iterator(next.end()));
+      next.resize(next.size() - size);
+      next.push_back(merge_into_run(newest, number, report));
+    }
+  }
+
+  // GROUP merged into a new run, counted in REPORT.
+  Source merge_into_run(std::span<const Source> group, std::size_t number, MergePassReport& report) {
+    progress_.phase("pass " + std::to_string(number) + ": merging " + describe(group) + " into a temporary file in " +
+                        temp_dir_,
+                    known_bytes(group));
+    auto run = std::make_shared<TempRun>();
+    run->file = std::make_unique<SpillFile>(temp_dir_, 1, kRunTableBytes);
+    const MergePassSpec spec = pass_spec(wide_, false);
+    MergeOutputBuffers buffers(spec);
+    RunSink sink(*run->file, progress_, layout_.record_size, wide_);
+    run->records = merge(group, spec, buffers, sink);
+    sink.finish();
+    outcome_.temporary_bytes += sink.bytes();
+    report.runs += 1;
+    report.records += run->records;
+    return Source{kNoInput, std::move(run), 0, positions_};
+  }
+
+  static std::size_t runs_in(std::span<const Source> sources) {
+    return std::size_t(std::count_if(sources.begin(), sources.end(), [](const Source& s) { return s.run != nullptr; }));
   }
 
   void merge_into_output(const std::vector<Source>& sources) {

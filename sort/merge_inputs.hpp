@@ -42,6 +42,7 @@ struct MergeJob {
   std::size_t threads = 1;
   // The order, --verify, the outputs (a .npy header already written to each) and the progress.
   SortRun run;
+  std::size_t runs_held_limit = 0;  // 0: as open files allow (sort/merge_plan.hpp: runs_held_at_most)
 };
 
 struct MergePassReport {

@@ -1,5 +1,6 @@
 #include "sort/merge_plan.hpp"
 
+#include <dirent.h>
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -73,6 +74,24 @@ std::vector<std::size_t> merge_pass_groups(std::size_t sources, std::size_t fan_
   return groups;
 }
 
+std::size_t runs_held_at_most(const MergePlan& plan, std::size_t in_use) {
+  // The run being written, the outputs (file, O_DIRECT twin, ring each, and --index-output's), the
+  // statistics, a stream copied: 16 leaves room.
+  constexpr std::size_t kMargin = 16;
+  const std::size_t taken = in_use + kFilesPerSource * plan.fan_in + kMargin;
+  return std::max<std::size_t>(2, plan.open_file_limit > taken ? plan.open_file_limit - taken : 0);
+}
+
+std::size_t open_descriptors(std::size_t fallback) {
+  DIR* dir = ::opendir("/proc/self/fd");
+  if (dir == nullptr) return fallback;
+  std::size_t entries = 0;
+  while (const dirent* entry = ::readdir(dir))
+    if (entry->d_name[0] != '.') ++entries;
+  ::closedir(dir);
+  return entries > 0 ? entries - 1 : fallback;  // less the listing's own descriptor
+}
+
 std::size_t raise_open_file_limit() {
   rlimit limit{};
   if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return 1024;
@@ -91,6 +110,7 @@ Json MergePlan::json() const {
       {"fan_in_by_memory", std::uint64_t(fan_in_by_memory)},
       {"fan_in_by_open_files", std::uint64_t(fan_in_by_open_files)},
       {"open_file_limit", std::uint64_t(open_file_limit)},
+      {"runs_held_at_most", std::uint64_t(runs_held)},
       {"output_buffer_bytes", output_buffer_bytes},
       {"host_memory_limit_bytes", host_memory},
   };

@@ -10,7 +10,9 @@
 // three descriptors: the file, its O_DIRECT twin, its io_uring) (limit - 64) / 3. More inputs than that
 // are merged in passes: consecutive groups merged into runs in nameless temporary files
 // (io/spill_file.hpp), which keeps the merge stable; only as many groups as bring the count down to
-// the fan-in, so that a little over the fan-in costs a little over one pass.
+// the fan-in, so that a little over the fan-in costs a little over one pass. A run holds its
+// descriptor until merged, so a pass whose runs would outnumber what the open files leave
+// (runs_held_at_most) merges its newest runs into one as it goes (sort/merge_inputs.cpp).
 #pragma once
 
 #include <cstddef>
@@ -29,6 +31,8 @@ struct MergePlan {
   std::size_t fan_in_by_memory = 0;
   std::size_t fan_in_by_open_files = 0;
   std::size_t open_file_limit = 0;    // RLIMIT_NOFILE as the merge found it (raised to the hard limit)
+  // The runs a pass may hold open at once (runs_held_at_most()); 0 until the merge sets it.
+  std::size_t runs_held = 0;
 
   [[nodiscard]] Json json() const;
 };
@@ -46,6 +50,15 @@ struct MergePlan {
 // else only as many as leave FAN_IN sources for the last pass. One group of all when they are at
 // most FAN_IN (that is the last pass).
 [[nodiscard]] std::vector<std::size_t> merge_pass_groups(std::size_t sources, std::size_t fan_in);
+
+// How many runs the passes may hold open at once: each run is a nameless temporary file, whose
+// descriptor stays open until a later pass has merged it. What the open-file limit leaves beside the
+// IN_USE descriptors, the sources of a pass (three each) and a margin for the rest (the run being
+// written, the outputs and their rings); at least 2.
+[[nodiscard]] std::size_t runs_held_at_most(const MergePlan& plan, std::size_t in_use);
+
+// The descriptors this process has open now (/proc/self/fd), or `fallback` where that cannot be read.
+[[nodiscard]] std::size_t open_descriptors(std::size_t fallback);
 
 // RLIMIT_NOFILE's soft limit, raised to the hard limit first (as `ulimit -n $(ulimit -Hn)` would):
 // a merge of thousands of inputs in one pass needs thousands of descriptors.

@@ -136,6 +136,50 @@ expect_same "$D/u64.out" "$D/u64.files"
 expect_temp_empty
 end
 
+# Each run of a pass holds a descriptor until merged: under ulimit -n 64 (fan-in 2), 300 inputs made 150
+# runs at once and failed with "Too many open files" before the passes held their runs within the limit.
+begin "merge of 300 inputs under ulimit -n 64: runs held within the limit, the stable merge, positions"
+M300=$D/m300
+mkdir -p "$M300"
+"$PY" - "$M300" <<'PY'
+import struct, sys
+for i in range(300):
+    open("%s/n%03d.u64" % (sys.argv[1], i), "wb").write(struct.pack("<3Q", i % 7, 7 + i % 5, 20))
+PY
+(ulimit -n 64 && "$RMGSORT" merge "$M300"/n*.u64 -t u64 -o "$D/m300.out" --index-output "$D/m300.idx" \
+  --stats "$D/m300.json" -T "$T") >"$WORK/stdout" 2>"$WORK/stderr"
+RC=$?
+expect_rc 0
+"$PY" - "$M300" "$D/m300.out" "$D/m300.idx" "$D/m300.json" <<'PY' || fail "300 inputs: not the stable merge"
+import json, struct, sys
+keys = []
+for i in range(300):
+    keys += [(k, 3 * i + j) for j, k in enumerate(struct.unpack("<3Q", open("%s/n%03d.u64" % (sys.argv[1], i), "rb").read()))]
+ref = sorted(keys, key=lambda t: t[0])
+out = struct.unpack("<900Q", open(sys.argv[2], "rb").read())
+idx = struct.unpack("<900Q", open(sys.argv[3], "rb").read())
+assert list(out) == [k for k, _ in ref] and list(idx) == [p for _, p in ref]
+plan = json.load(open(sys.argv[4]))["plan"]
+assert plan["fan_in"] == 2 and 2 <= plan["runs_held_at_most"] <= 64, plan
+PY
+expect_temp_empty
+end
+
+# Empty files are read as streams and stay open; the soft limit is raised before any input is opened.
+begin "a file and 100 empty inputs under a soft limit of 64: merge and sort raise it first"
+mkdir -p "$D/empties"
+for i in $(seq -w 1 100); do : >"$D/empties/e$i.u64"; done
+(ulimit -Sn 64 && "$RMGSORT" merge "$D/u64.out" "$D"/empties/e*.u64 -t u64 -o "$D/e.merged" &&
+  "$RMGSORT" sort "$D/u64.out" "$D"/empties/e*.u64 -t u64 -o "$D/e.sorted" --gpus none) \
+  >"$WORK/stdout" 2>"$WORK/stderr"
+RC=$?
+expect_rc 0
+expect_same "$D/e.merged" "$D/u64.out"
+expect_same "$D/e.sorted" "$D/u64.out"
+rm -f "$D/e.merged" "$D/e.sorted"
+rm -rf "$D/empties" "$M300"
+end
+
 begin "merge to standard output, one thread, equals the file output; check agrees"
 run "$RMGSORT" merge "${RUNS[@]}" -t u64 --threads 1 -T "$T"
 expect_rc 0

@@ -115,6 +115,32 @@ TYPED_TEST(MergeInputsKeysTest, OnePassOrSeveralGiveTheStableMerge) {
   }
 }
 
+// A pass whose runs would outnumber the descriptors it may hold merges its newest runs into one as
+// it goes (runs_held_limit stands in for a small open-file limit): the same stable merge, positions
+// too, every temporary gone.
+TYPED_TEST(MergeInputsKeysTest, RunsHeldWithinTheLimitGiveTheStableMerge) {
+  const RecordLayout layout = RecordLayout::bare_key(KeyTypeOf<TypeParam>::value);
+  std::vector<std::size_t> sizes;
+  for (std::size_t i = 0; i < 41; ++i) sizes.push_back((i * 37) % 300);
+  for (SortOrder order : {SortOrder::ascending, SortOrder::descending}) {
+    const TestRuns runs = testing::make_runs(layout, order, sizes, 5);
+    for (const std::size_t held : {std::size_t{2}, std::size_t{3}, std::size_t{7}}) {
+      MergeFixture merge;
+      merge.add_runs(runs);
+      merge.job().fan_in_limit = 2;
+      merge.job().runs_held_limit = held;
+      const MergeOutcome outcome = merge.merge(runs.layout, order, true);
+      const std::vector<std::uint64_t> expected = testing::reference_merge_positions(runs, order);
+      EXPECT_EQ(merge.positions(), expected) << held << " runs held";
+      EXPECT_EQ(merge.records(), testing::gather(runs, expected)) << held << " runs held";
+      EXPECT_EQ(outcome.plan.runs_held, held);
+      EXPECT_GT(outcome.passes.front().runs, 41u / 2) << "the first pass merged its newest runs again";
+      EXPECT_EQ(outcome.verify_failure, "");
+      EXPECT_TRUE(merge.temporaries().empty());
+    }
+  }
+}
+
 TEST(MergeInputsRecordsTest, EveryLayoutThroughAPassOfRuns) {
   for (const RecordLayout& layout : testing::record_test_layouts()) {
     SCOPED_TRACE(testing::layout_name(layout));

@@ -3,7 +3,9 @@
 // fan-in for the last pass.
 #include "sort/merge_plan.hpp"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <numeric>
 #include <vector>
@@ -94,6 +96,24 @@ TEST(MergePlanTest, ChunksFitTheBudgetAndHoldARecord) {
   // A record larger than the smallest chunk: a chunk holds one.
   const MergePlan huge = plan_merge(4 * kMiB, 1 << 20, 1 << 20);
   EXPECT_GE(merge_chunk_bytes(huge, huge.fan_in, 1 << 20), std::size_t{1} << 20);
+}
+
+TEST(MergePlanTest, RunsHeldAreWhatTheOpenFilesLeave) {
+  MergePlan plan = plan_merge(64ULL << 30, 8, 1024);
+  // 1024 less 10 in use, three for each of the fan-in's sources and 16 for the rest.
+  EXPECT_EQ(runs_held_at_most(plan, 10), 1024u - 10 - 3 * plan.fan_in - 16);
+  plan = plan_merge(64ULL << 30, 8, 64);  // fan-in 2 (the floor)
+  EXPECT_EQ(runs_held_at_most(plan, 10), 64u - 10 - 6 - 16);
+  EXPECT_EQ(runs_held_at_most(plan, 60), 2u) << "never below 2";
+}
+
+TEST(MergePlanTest, OpenDescriptorsCountsThisProcesss) {
+  const std::size_t before = open_descriptors(0);
+  EXPECT_GE(before, 1u);
+  const int fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  EXPECT_EQ(open_descriptors(0), before + 1);
+  ::close(fd);
 }
 
 TEST(MergePlanTest, TheOpenFileLimitIsRaisedToTheHardLimit) {
