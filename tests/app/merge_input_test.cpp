@@ -6,6 +6,7 @@
 #include "app/npy_output_headers.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -148,8 +149,29 @@ TEST(MergeInputTest, AFileChangedBeforeItsPassIsRefused) {
     (void)files.inputs[0].open();
     ADD_FAILURE() << "no Error";
   } catch (const Error& e) {
-    EXPECT_EQ(std::string(e.what()),
-              dir.file("a") + ": changed while merge read its inputs (it is another file now, or another size)");
+    EXPECT_EQ(std::string(e.what()), dir.file("a") + ": changed while merge read its inputs (it is another file now, "
+                                                       "another size, or written since)");
+  }
+}
+
+// Written over in place, same size: its modification time says so (it was merged with its new records).
+TEST(MergeInputTest, AFileWrittenOverInPlaceBeforeItsPassIsRefused) {
+  TempDir dir(test::disk_directory());
+  test::write_plain_file(dir.file("a"), pattern_bytes(80));
+  const timespec old_times[2] = {{0, UTIME_OMIT}, {1000000000, 0}};
+  ASSERT_EQ(::utimensat(AT_FDCWD, dir.file("a").c_str(), old_times, 0), 0);
+  MergeInputFiles files = open_merge_inputs(raw_options({dir.file("a")}));
+  (void)files.inputs[0].open();  // unchanged: opened again as often as its passes ask
+  {
+    const UniqueFd file(::open(dir.file("a").c_str(), O_WRONLY | O_CLOEXEC));
+    ASSERT_TRUE(file.valid());
+    ASSERT_EQ(::pwrite(file.get(), "12345678", 8, 8), 8);
+  }
+  try {
+    (void)files.inputs[0].open();
+    ADD_FAILURE() << "no Error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("or written since"), std::string::npos) << e.what();
   }
 }
 
