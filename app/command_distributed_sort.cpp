@@ -101,12 +101,27 @@ std::unique_ptr<dist::Exchange> make_exchange(const Communicator& communicator, 
   return std::make_unique<dist::MpiExchange>(communicator);
 }
 
+// What every rank must agree on, as one number: the order, --unique, --verify, --output-parts,
+// whether positions are written, the records' layout and key field (FNV-1a of their text).
+std::uint64_t job_options_digest(const SortOptions& options, const RecordLayout& layout) {
+  const std::string text = std::to_string(int(options.order)) + '/' + std::to_string(options.unique) + '/' +
+                           std::to_string(options.verify) + '/' + std::to_string(options.output_parts) + '/' +
+                           std::to_string(!options.index_output.empty()) + '/' +
+                           std::to_string(int(layout.key_type)) + '/' + std::to_string(layout.key_size) + '/' +
+                           std::to_string(layout.record_size) + '/' + std::to_string(layout.key_offset) + '/' +
+                           options.key_field;
+  std::uint64_t digest = 14695981039346656037ULL;
+  for (const char c : text) digest = (digest ^ std::uint8_t(c)) * 1099511628211ULL;
+  return digest;
+}
+
 JobInput open_job_input(const Communicator& communicator, const SortOptions& options, std::optional<StatsOutput>& stats) {
   JobInput job;
   agreed(communicator, [&] {
     refuse_unshared(options);
     require_distributed_files_apart(communicator, options);
     job.input.emplace(open_sort_input(options));
+    job.written = input_write_times(*job.input);
     require_whole_records(*job.input);
     if (!job.input->input.regular())
       throw Error(job.input->input.display_name() + ": --distributed reads a file every rank reaches; this is a stream");
@@ -118,6 +133,14 @@ JobInput open_job_input(const Communicator& communicator, const SortOptions& opt
   // arguments, or a file that changed under a rank, would make the splitters meaningless).
   const bool same = communicator.all_min(job.total) == communicator.all_max(job.total) &&
                     communicator.all_min(record_size) == communicator.all_max(record_size);
+  // And sort them the same way: a rank sorting in the other order, or alone with --unique, wrote its
+  // share so with exit 0; alone with --verify or --output-parts, it waited in another collective forever.
+  const std::uint64_t options_digest = job_options_digest(options, job.input->layout);
+  agreed(communicator, [&] {
+    if (communicator.all_min(options_digest) != communicator.all_max(options_digest))
+      throw Error("the ranks were given different options (--distributed needs the same options on every rank "
+                  "but --gpus, --threads, --host-memory, --temp-dir and --progress)");
+  });
   agreed(communicator, [&] {
     if (!same)
       throw Error(job.input->input.display_name() + ": the ranks see inputs of different sizes or records "
@@ -199,6 +222,7 @@ int sort_distributed(const Communicator& communicator, const SortOptions& option
   const dist::ShareSlice share_slice{job.first, layout, options.order, positions};
   dist::ClassifiedSlice classes(destinations, reader, layout, options.order, communicator.size());
   const dist::ShareCounts counts = dist::count_shares(communicator, classes);
+  if (counts.received() != job.count) require_input_unchanged(job);  // the likely cause, said plainly
   RMGSORT_EXPECTS(counts.received() == job.count, "a share of exactly its part's records");
   report.classify_seconds = counts.seconds;
   const dist::ShareTarget target = share_file ? dist::ShareTarget{nullptr, share_file->sink()}
@@ -210,6 +234,7 @@ int sort_distributed(const Communicator& communicator, const SortOptions& option
   report.exchange_setup_seconds = exchange_setup.seconds();
   report.exchange_name = exchange->name();
   report.exchange = dist::exchange_shares(communicator, *exchange, classes, share_slice, counts, target, staging);
+  agreed(communicator, [&] { require_input_unchanged(job); });  // the input is read no more
   report.received = job.count;
   slice.records = HostBuffer();  // sent
 

@@ -1,5 +1,7 @@
 #include "app/distributed_sort_steps.hpp"
 
+#include <sys/stat.h>
+
 #include <tbb/global_control.h>
 #include <tbb/parallel_for.h>
 #include <tbb/partitioner.h>
@@ -101,6 +103,31 @@ std::optional<SortPlan> plan_share(const SortOptions& options, const RecordLayou
     return std::nullopt;
   }
   return plan;
+}
+
+std::vector<std::optional<timespec>> input_write_times(const SortInput& input) {
+  std::vector<std::optional<timespec>> times;
+  for (const InputPart& part : input.input.parts()) {
+    struct stat st {};
+    if (part.file.regular && ::fstat(part.file.fd, &st) == 0) {
+      times.push_back(st.st_mtim);
+    } else {
+      times.push_back(std::nullopt);
+    }
+  }
+  return times;
+}
+
+void require_input_unchanged(const JobInput& job) {
+  const std::vector<std::optional<timespec>> now = input_write_times(*job.input);
+  for (std::size_t i = 0; i < now.size(); ++i) {
+    const std::optional<timespec>& then = job.written[i];
+    if (!then) continue;
+    if (!now[i] || now[i]->tv_sec != then->tv_sec || now[i]->tv_nsec != then->tv_nsec)
+      throw Error(job.input->input.parts()[i].file.display_name() +
+                  ": written while the ranks read it: its records no longer match the splitters found in them; "
+                  "nothing was committed");
+  }
 }
 
 }  // namespace rmgsort

@@ -23,7 +23,17 @@ struct JobInput {
   std::uint64_t total = 0;  // records, every rank's
   std::uint64_t first = 0;  // this rank's first record
   std::uint64_t count = 0;  // this rank's records; also its share's, the splitters being exact
+  // When each regular input was last written, as this rank opened it (streams: none).
+  std::vector<std::optional<timespec>> written;
 };
+
+// When each of INPUT's regular files was last written (their modification times).
+[[nodiscard]] std::vector<std::optional<timespec>> input_write_times(const SortInput& input);
+
+// Throws rmgsort::Error naming the input when one of JOB's regular files was written after the rank
+// opened it: the splitters were found in records that the exchange no longer reads (a share of an
+// input written over during a run came out unsorted across ranks, exit 0).
+void require_input_unchanged(const JobInput& job);
 
 // This rank's slice of the input: records [first, first + count) of the inputs' concatenation.
 struct RankSlice {

@@ -300,6 +300,26 @@ grep -q '"status":"ok"' "$D/run.log" || fail "no statistics in the log: $(head -
 rm -f "$D"/*
 end
 
+# Options every rank must share: before, -r or -u on one rank wrote its share so with exit 0, and
+# --verify or --output-parts on one rank left the job waiting in two collectives forever.
+begin "ranks given different options: refused by every rank, nothing written, no hang"
+for option in -r -u --verify --output-parts "--index-output $D/idx" "--record-size 8 --key-offset 0"; do
+  # shellcheck disable=SC2086 # OPTION is one or two options with their values
+  run timeout 120 mpirun --allow-run-as-root --oversubscribe -np 1 "$RMGSORT" sort --distributed "$WORK/u32" -t u32 \
+    -o "$D/out" "${CPU[@]}" : -np 1 "$RMGSORT" sort --distributed "$WORK/u32" -t u32 -o "$D/out" "${CPU[@]}" $option
+  [[ $RC -eq 2 ]] || fail "$option on one rank: exit $RC"
+  expect_stderr "the ranks were given different options"
+  expect_clean "$D" "nothing"
+done
+# Those a rank may choose for itself: its threads, memory and temporary directory.
+run timeout 120 mpirun --allow-run-as-root --oversubscribe -np 1 "$RMGSORT" sort --distributed "$WORK/u32" -t u32 \
+  -o "$D/out" "${CPU[@]}" --threads 1 : -np 1 "$RMGSORT" sort --distributed "$WORK/u32" -t u32 -o "$D/out" "${CPU[@]}" \
+  -T "$WORK" --host-memory 1G
+expect_rc 0
+"$RMGSORT" check "$D/out" -t u32 --original "$WORK/u32" >/dev/null || fail "per-rank threads and memory: not sorted"
+rm -f "$D"/*
+end
+
 begin "a share beyond --host-memory: received into a file, sorted through spill files"
 same_as_one "3" "$WORK/spill.u64" -t u64 --host-memory 3M -T "$D"
 same_as_one "2" "$WORK/rec13" -t u64 --record-size 13 --key-offset 5 --host-memory 200K -T "$D" -r
