@@ -84,7 +84,8 @@ Json DistributedReport::stats_json(const SortOptions& options, const Json& distr
   SortOutcome outcome = this->outcome.value_or(SortOutcome{});
   std::uint64_t dropped = 0;
   for (const Json& d : distributed["duplicates_dropped"]) dropped += d.get<std::uint64_t>();
-  outcome.bytes = kept_total * record_size;
+  // As one process counts them: every record sorted (--unique's dropped ones too), then those dropped.
+  outcome.bytes = (kept_total + dropped) * record_size;
   outcome.duplicates_dropped = dropped;
   outcome.times.sort = sort_seconds;
   outcome.times.write = write_seconds;

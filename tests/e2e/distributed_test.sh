@@ -129,6 +129,18 @@ same_as_one "3" "$WORK/u64.zipf" -t u64 -u
 same_as_one "4" "$WORK/u32.equal" -t u32 -u
 INDEX=1 same_as_one "4" "$WORK/rec100" -t bytes:10 --record-size 100 --key-offset 90 -u
 INDEX=1 same_as_one "3" "$WORK/special.npy" -u -r
+# --stats counts as one process's: every record sorted, those kept and those dropped.
+"$RMGSORT" sort "$WORK/u64.zipf" -t u64 -u -o "$D/one" --stats "$D/one.json" "${CPU[@]}"
+dsort 3 "$WORK/u64.zipf" -t u64 -u -o "$D/out" --stats "$D/three.json"
+expect_rc 0
+python3 - "$D/one.json" "$D/three.json" <<'PY' || fail "--unique's counts differ from one process's"
+import json, sys
+one, three = (json.load(open(f)) for f in sys.argv[1:])
+members = ("keys", "records", "bytes", "records_kept", "duplicates_dropped")
+assert [one[m] for m in members] == [three[m] for m in members], ([one[m] for m in members], [three[m] for m in members])
+assert three["duplicates_dropped"] > 0 and three["records_kept"] + three["duplicates_dropped"] == three["records"]
+PY
+rm -f "$D"/*
 end
 
 begin "the splitters: the boundary buckets' keys collected (2 passes), or level by level beyond the bound"
