@@ -104,7 +104,9 @@ void InCoreSorter::Impl::sort_each_bucket(const PartitionPlanner& planner, InCor
       for (const std::size_t t : waits.of_sort[j][k])
         RMGSORT_CUDA_TRY(cudaStreamWaitEvent(gpu.sort[s].get(), transfer_events[t]->get(), 0));
       sort_one(gpu, sorts[k], s, base);
+      if (k == 0) gpu.first_copied_back.record(gpu.copy_back.get());
     }
+    if (sorts.empty()) gpu.first_copied_back.record(gpu.main.get());  // after swap_start: no copy back
     for (std::size_t s = 0; s < gpu.sort.size(); ++s) {
       gpu.sort_stream_done[s].record(gpu.sort[s].get());
       RMGSORT_CUDA_TRY(cudaStreamWaitEvent(gpu.main.get(), gpu.sort_stream_done[s].get(), 0));

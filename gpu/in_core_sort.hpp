@@ -65,6 +65,8 @@ struct InCoreStats {
     double swap_ms = 0;
     double sort_and_copy_back_ms = 0;  // bucket sorts overlapped with the copies back, from the end of
                                        // the GPU's sends (its first sorts start earlier, as keys arrive)
+    double first_copy_back_ms = 0;     // from the swap's start to the end of the first bucket's copy
+                                       // back: under swap_ms when the copies back begin during the swap
     std::uint64_t keys_received = 0;
     std::size_t bucket_sorts = 0;
   };

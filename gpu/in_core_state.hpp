@@ -67,6 +67,7 @@ struct GpuState {
   std::array<Event, gpu_policy::kSortStreams> sort_stream_done;
   std::array<Event, gpu_policy::kSortStreams> bucket_sorted;  // the last bucket enqueued on each sort stream
   Event copied_back;
+  Event first_copied_back;                            // after the first bucket's copy back (or none)
   std::vector<Event> sent_to;                         // per destination
   std::deque<Event> transfer_done;                    // after the swap's awaited sends (swap_waits.hpp); grows
   int current = 0;                                    // which of `keys` holds this GPU's keys

@@ -31,6 +31,7 @@ void InCoreSorter::Impl::record_times(const PartitionPlanner& planner, InCoreSta
     }
     out.swap_ms = gpu.swap_done.since(gpu.swap_start);
     out.sort_and_copy_back_ms = gpu.sorted.since(gpu.swap_done);
+    out.first_copy_back_ms = gpu.first_copied_back.since(gpu.swap_start);
     stats.total_ms = std::max(stats.total_ms, double(gpu.sorted.since(gpu.start)));
   }
 }

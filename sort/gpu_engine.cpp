@@ -259,6 +259,7 @@ Json InCoreEngine::stats() const {
         {"scatter_seconds", seconds_each(gpu.scatter_ms)},
         {"swap_seconds", seconds(gpu.swap_ms)},
         {"sort_and_copy_back_seconds", seconds(gpu.sort_and_copy_back_ms)},
+        {"first_copy_back_seconds", seconds(gpu.first_copy_back_ms)},
         {"keys_received", gpu.keys_received},
         {"bucket_sorts", std::uint64_t(gpu.bucket_sorts)},
     });

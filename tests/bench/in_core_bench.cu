@@ -200,6 +200,7 @@ double gkeys_per_s(std::uint64_t n, double ms) { return double(n) / ms / 1e6; }
 
 struct Phases {
   double copy_in = 0, histogram = 0, exchange = 0, scatter = 0, swap = 0, sort_and_copy_back = 0;
+  double first_copy_back = 0;  // from the swap's start to the end of the first bucket's copy back
   // All partitioning passes on the critical path: for one GPU, its histograms and scatters plus
   // its waits between them; over GPUs (max_phases), the slowest GPU's kernels plus, per pass, the
   // shortest wait, which is the exchange itself (the GPU that finished its histogram last waits
@@ -215,6 +216,7 @@ Phases phases_of(const InCoreStats::Gpu& gpu) {
   p.scatter = std::accumulate(gpu.scatter_ms.begin(), gpu.scatter_ms.end(), 0.0);
   p.swap = gpu.swap_ms;
   p.sort_and_copy_back = gpu.sort_and_copy_back_ms;
+  p.first_copy_back = gpu.first_copy_back_ms;
   p.partition = p.histogram + p.exchange + p.scatter;
   return p;
 }
@@ -228,6 +230,7 @@ Phases max_phases(const InCoreStats& stats) {
     most.scatter = std::max(most.scatter, p.scatter);
     most.swap = std::max(most.swap, p.swap);
     most.sort_and_copy_back = std::max(most.sort_and_copy_back, p.sort_and_copy_back);
+    most.first_copy_back = std::max(most.first_copy_back, p.first_copy_back);
     most.exchange = std::max(most.exchange, p.exchange);
   }
   double kernels = 0;
@@ -250,9 +253,9 @@ std::string phase_fields(const Phases& p, const char* suffix) {
   char text[512];
   std::snprintf(text, sizeof text,
                 " copy_in_ms_%s=%.3f histogram_ms_%s=%.3f exchange_ms_%s=%.3f scatter_ms_%s=%.3f swap_ms_%s=%.3f"
-                " sort_copy_back_ms_%s=%.3f partition_ms_%s=%.3f",
+                " sort_copy_back_ms_%s=%.3f partition_ms_%s=%.3f first_copy_back_ms_%s=%.3f",
                 suffix, p.copy_in, suffix, p.histogram, suffix, p.exchange, suffix, p.scatter, suffix, p.swap, suffix,
-                p.sort_and_copy_back, suffix, p.partition);
+                p.sort_and_copy_back, suffix, p.partition, suffix, p.first_copy_back);
   return text;
 }
 
@@ -308,11 +311,11 @@ bool measure_sorter(const Options& o, const T* original, T* work, const KeyCheck
               "at most %zu bucket sorts per GPU, %zu pair(s) swapped through host memory\n",
               s.passes, s.buckets, s.total_ms, n ? double(received_max) / double(n) : 0.0, bucket_sorts_max,
               s.staged_pairs.size());
-  std::printf("      %-14s %9s %9s %9s %9s %9s %14s %10s\n", "phase ms", "copy_in", "histogram", "exchange",
-              "scatter", "swap", "sort+copy_out", "partition");
+  std::printf("      %-14s %9s %9s %9s %9s %9s %14s %10s %11s\n", "phase ms", "copy_in", "histogram", "exchange",
+              "scatter", "swap", "sort+copy_out", "partition", "first_back");
   for (const auto& [name, p] : {std::pair<const char*, Phases>{"GPU 0", gpu0}, {"max over GPUs", most}})
-    std::printf("      %-14s %9.2f %9.2f %9.2f %9.2f %9.2f %14.2f %10.2f\n", name, p.copy_in, p.histogram, p.exchange,
-                p.scatter, p.swap, p.sort_and_copy_back, p.partition);
+    std::printf("      %-14s %9.2f %9.2f %9.2f %9.2f %9.2f %14.2f %10.2f %11.2f\n", name, p.copy_in, p.histogram,
+                p.exchange, p.scatter, p.swap, p.sort_and_copy_back, p.partition, p.first_copy_back);
   std::printf("%s status=%s median_ms=%.3f min_ms=%.3f max_ms=%.3f gkeys_per_s=%.4f plan_ms=%.1f alloc_ms=%.1f"
               " passes=%d buckets=%zu staged_pairs=%zu stats_total_ms=%.3f%s%s\n",
               result_prefix("sorter", o, g).c_str(), ok ? "ok" : "wrong_output", ms[median],
