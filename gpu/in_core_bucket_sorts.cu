@@ -111,8 +111,8 @@ void InCoreSorter::Impl::sort_each_bucket(const PartitionPlanner& planner, InCor
     for (std::size_t j = 0; j < gpus.size(); ++j) {
       const std::vector<BucketSort>& sorts = bucket_sorts[j];
       if (k >= sorts.size()) continue;
-      const std::vector<std::size_t>& awaited = waits.of_sort[j][k];  // ascending
-      if (!awaited.empty()) enqueue_transfers(awaited.back() + 1);
+      const std::vector<std::size_t>& awaited = waits.of_sort[j][k];  // one per stream at most
+      for (const std::size_t t : awaited) enqueue_through(t);
       GpuState& gpu = gpus[j];
       at(gpu.device, "bucket sorts and copy back");
       ScopedDevice scope(gpu.device);

@@ -95,13 +95,15 @@ struct InCoreSorter::Impl {
   std::vector<std::vector<std::uint64_t>> piece_ends;
   // The swap's plan for the bucket sorts, set by swap(): each GPU's sorts, the transfers each waits
   // for, and the event after each awaited transfer (in its source GPU's transfer_done), recorded
-  // once enqueue_transfers() has enqueued it.
+  // once enqueue_transfer() has enqueued it.
   std::vector<std::vector<BucketSort>> bucket_sorts;
   SwapWaits waits;
   std::vector<const Event*> transfer_events;
-  // The swap's transfers (those that copy), in plan order, and how many are enqueued so far.
+  // The swap's transfers (those that copy), in plan order; for each stream (source * GPUs +
+  // destination) the indices of its transfers, in plan order, and how many of them are enqueued.
   std::vector<KeyTransfer> transfers;
-  std::size_t transfers_enqueued = 0;
+  std::vector<std::vector<std::size_t>> stream_transfers;
+  std::vector<std::size_t> stream_enqueued;
   std::size_t swap_width = 0;
   std::vector<std::size_t> transfer_events_used;  // per GPU: of its transfer_done, this swap's so far
 
@@ -132,10 +134,11 @@ struct InCoreSorter::Impl {
                       const std::vector<std::uint64_t>& chunks);
   void wait_for_last_scatter();
   // Plans the swap and starts it: its streams wait for each GPU's last pass. Its transfers are
-  // enqueued in plan order as the bucket sorts need them (enqueue_transfers), the rest by
+  // enqueued stream by stream as the bucket sorts need them (enqueue_through), the rest by
   // finish_swap(); nothing waits for the swap as a whole: each bucket sort waits for its own.
   void swap(const PartitionPlanner& planner, std::size_t width, InCoreStats& stats);
-  void enqueue_transfers(std::size_t end);  // transfers [transfers_enqueued, end)
+  void enqueue_through(std::size_t transfer);  // that transfer and those before it on its stream
+  void enqueue_transfer(std::size_t transfer);
   void finish_swap();                       // every transfer left; each GPU's main stream joins its sends
   template <class T>
   void sort_buckets(std::byte* host, const PartitionPlanner& planner, SortOrder order, InCoreStats& stats);

@@ -5,9 +5,13 @@
 // of the receiving one, so it waits for the transfers from and to those ranges only
 // (swap_waits.hpp), and the first buckets sort and copy back while the swap goes on. (Waiting for
 // the whole swap left PCIe idle for it: 12.3-12.7 ms of 324-346 ms, 4e9 u32 and 2e9 u64 on 2 H200s.)
-// The transfers are enqueued in plan order as the sorts need them, between the sorts
-// (in_core_bucket_sorts.cu), instead of all before the first sort, which every GPU's first copy
-// back then waited for (with GPU 0's sorts, 4.8-5.6 ms after the swap's start on 2 H200s).
+// The transfers are enqueued as the sorts need them, between the sorts (in_core_bucket_sorts.cu),
+// instead of all before the first sort, which every GPU's first copy back then waited for (with
+// GPU 0's sorts, 4.8-5.6 ms after the swap's start on 2 H200s); and each stream only as far as a
+// sort waits on it, not every transfer before that one in the plan: the plan lists the transfers
+// by bucket, GPU 0's first, so the last GPU's first sort waited behind the enqueueing (and the
+// link time) of most of the others' transfers (its first copy back ended ~16 ms into the swap on
+// 4 H200s, the first GPU's ~5 ms).
 #include <span>
 
 #include "gpu/in_core_state.hpp"
@@ -67,7 +71,10 @@ void InCoreSorter::Impl::swap(const PartitionPlanner& planner, std::size_t width
   waits = swap_waits(transfers, bucket_sorts);
   transfer_events.assign(transfers.size(), nullptr);
   transfer_events_used.assign(gpus.size(), 0);
-  transfers_enqueued = 0;
+  stream_transfers.assign(gpus.size() * gpus.size(), {});
+  for (std::size_t i = 0; i < transfers.size(); ++i)
+    stream_transfers[std::size_t(transfers[i].src_gpu) * gpus.size() + std::size_t(transfers[i].dst_gpu)].push_back(i);
+  stream_enqueued.assign(stream_transfers.size(), 0);
   swap_width = width;
 
   // Each GPU's streams to the others start when its main stream (the last pass) is done.
@@ -82,37 +89,43 @@ void InCoreSorter::Impl::swap(const PartitionPlanner& planner, std::size_t width
   }
 }
 
-void InCoreSorter::Impl::enqueue_transfers(std::size_t end) {
+void InCoreSorter::Impl::enqueue_through(std::size_t transfer) {
+  const KeyTransfer& last = transfers[transfer];
+  const std::size_t stream = std::size_t(last.src_gpu) * gpus.size() + std::size_t(last.dst_gpu);
+  const std::vector<std::size_t>& on_stream = stream_transfers[stream];
+  std::size_t& enqueued = stream_enqueued[stream];
+  for (; enqueued < on_stream.size() && on_stream[enqueued] <= transfer; ++enqueued) enqueue_transfer(on_stream[enqueued]);
+}
+
+void InCoreSorter::Impl::enqueue_transfer(std::size_t i) {
   const std::size_t width = swap_width;
-  for (; transfers_enqueued < end; ++transfers_enqueued) {
-    const std::size_t i = transfers_enqueued;
-    const KeyTransfer& t = transfers[i];
-    GpuState& src = gpus[std::size_t(t.src_gpu)];
-    GpuState& dst = gpus[std::size_t(t.dst_gpu)];
-    at(src.device, "key swap to GPU " + std::to_string(dst.device));
-    ScopedDevice scope(src.device);
-    const std::byte* from = src.keys[std::size_t(src.current)].as() + t.src_offset * width;
-    std::byte* to = dst.keys[std::size_t(1 - dst.current)].as() + t.dst_offset * width;
-    cudaStream_t stream = src.to_gpu[std::size_t(t.dst_gpu)].get();
-    copy_between(src, dst, from, to, t.keys * width, stream);
-    if (carries_values()) {
-      // The values go the same way, on the same stream.
-      const std::size_t value = plan.value_bytes;
-      copy_between(src, dst, src.values[std::size_t(src.current)].as() + t.src_offset * value,
-                   dst.values[std::size_t(1 - dst.current)].as() + t.dst_offset * value, t.keys * value, stream);
-    }
-    if (waits.awaited[i]) {
-      std::size_t& used = transfer_events_used[std::size_t(t.src_gpu)];
-      if (used == src.transfer_done.size()) src.transfer_done.emplace_back();  // on src.device (scope)
-      const Event& done = src.transfer_done[used++];
-      done.record(stream);
-      transfer_events[i] = &done;
-    }
+  const KeyTransfer& t = transfers[i];
+  GpuState& src = gpus[std::size_t(t.src_gpu)];
+  GpuState& dst = gpus[std::size_t(t.dst_gpu)];
+  at(src.device, "key swap to GPU " + std::to_string(dst.device));
+  ScopedDevice scope(src.device);
+  const std::byte* from = src.keys[std::size_t(src.current)].as() + t.src_offset * width;
+  std::byte* to = dst.keys[std::size_t(1 - dst.current)].as() + t.dst_offset * width;
+  cudaStream_t stream = src.to_gpu[std::size_t(t.dst_gpu)].get();
+  copy_between(src, dst, from, to, t.keys * width, stream);
+  if (carries_values()) {
+    // The values go the same way, on the same stream.
+    const std::size_t value = plan.value_bytes;
+    copy_between(src, dst, src.values[std::size_t(src.current)].as() + t.src_offset * value,
+                 dst.values[std::size_t(1 - dst.current)].as() + t.dst_offset * value, t.keys * value, stream);
+  }
+  if (waits.awaited[i]) {
+    std::size_t& used = transfer_events_used[std::size_t(t.src_gpu)];
+    if (used == src.transfer_done.size()) src.transfer_done.emplace_back();  // on src.device (scope)
+    const Event& done = src.transfer_done[used++];
+    done.record(stream);
+    transfer_events[i] = &done;
   }
 }
 
 void InCoreSorter::Impl::finish_swap() {
-  enqueue_transfers(transfers.size());
+  for (std::size_t stream = 0; stream < stream_transfers.size(); ++stream)
+    if (!stream_transfers[stream].empty()) enqueue_through(stream_transfers[stream].back());
   join_swap_streams(gpus);
 }
 
