@@ -4,7 +4,8 @@
 // threads, populating memory freed a moment ago, and writing a file of the same size to DIR by
 // write() from one thread against memcpy into a shared mapping from every core. Every buffer stays
 // mapped until the next step's is measured, so that each "fresh" figure is for memory this process
-// has never touched. Prints a markdown table.
+// has never touched; and memory the driver allocates page-locked (cudaHostAlloc) and frees. Prints a
+// markdown table.
 // Usage: host_memory_bench GIB [DIR]   (DIR: where the write test puts its files, default /dev/shm)
 #include <cuda_runtime.h>
 #include <fcntl.h>
@@ -132,6 +133,18 @@ int main(int argc, char** argv) {
                     check(cudaHostUnregister(populated.data()), "cudaHostUnregister");
                     check(cudaHostUnregister(untouched.data()), "cudaHostUnregister");
                   })});
+
+  // Memory the driver allocates page-locked itself, against registering memory of the process's own.
+  void* allocated = nullptr;
+  rows.push_back({"cudaHostAlloc (portable)", timed([&] {
+                    check(cudaHostAlloc(&allocated, bytes, cudaHostAllocPortable), "cudaHostAlloc");
+                  })});
+  rows.push_back({"first write of cudaHostAlloc's memory, memset from all cores", timed([&] {
+                    in_parallel(bytes, threads, [&](std::size_t b, std::size_t e) {
+                      std::memset(static_cast<std::byte*>(allocated) + b, 1, e - b);
+                    });
+                  })});
+  rows.push_back({"cudaFreeHost", timed([&] { check(cudaFreeHost(allocated), "cudaFreeHost"); })});
 
   rmgsort::HostBuffer touched(bytes);
   rows.push_back({"first touch by memset from all cores, fresh memory", timed([&] {
