@@ -54,7 +54,10 @@ class CacheSorter {
   }
 
  private:
-  static constexpr std::size_t kLsdBuckets = std::size_t{1} << radix_config::kDigitBits;
+  static constexpr std::size_t kLsdBuckets = std::size_t{1} << radix_config::kMaxLsdDigitBits;
+  static constexpr int kMostLsdPasses = (radix_config::kLsdMaxBits + radix_config::kMaxLsdDigitBits - 1) /
+                                        radix_config::kMaxLsdDigitBits;
+  static_assert(radix_config::kMaxLsdDigitBits <= radix_config::kMaxSequentialDigitBits);
   // Ranges hold at most kSequentialKeys keys, so 32-bit counters suffice.
   using Counts = std::array<std::uint32_t, std::size_t{1} << radix_config::kMaxSequentialDigitBits>;
   static_assert(radix_config::kSequentialKeys <= UINT32_MAX);
@@ -156,8 +159,7 @@ class CacheSorter {
   void sort_top_window(const Bits* in, std::size_t begin, std::size_t end, Bits differing) {
     using namespace radix_config;
     const int high = int(std::bit_width(differing));
-    const int wanted = int(std::bit_width(end - begin)) + 5;
-    const int bits = std::min(kLsdMaxBits, (wanted + kDigitBits - 1) / kDigitBits * kDigitBits);
+    const int bits = std::min(kLsdMaxBits, int(std::bit_width(end - begin)) + 5);
     const int low = high - bits;  // > 0: the keys differ in more than kLsdMaxBits bits
     sort_lsd<kRaw>(in, begin, end, Bits(low_mask(bits) << low));  // a_[begin, end): decoded, by [low, high)
     for (std::size_t run = begin; run < end;) {
@@ -173,23 +175,30 @@ class CacheSorter {
     }
   }
 
-  // LSD passes of kDigitBits over the bits in which the keys of [begin, end) differ.
+  // LSD passes over the bits in which the keys of [begin, end) differ: as few as digits of at most
+  // kMaxLsdDigitBits take (fewer bits for fewer keys: no more buckets than about the keys, down to
+  // kDigitBits), the bits shared evenly among them.
   template <bool kRaw>
   void sort_lsd(const Bits* in, std::size_t begin, std::size_t end, Bits differing) {
     using namespace radix_config;
     const std::size_t n = end - begin;
     const int low = std::countr_zero(differing);
-    const int passes = (int(std::bit_width(differing)) - low + kDigitBits - 1) / kDigitBits;
-    const Bits mask = low_mask(kDigitBits);
-    std::array<std::array<std::uint32_t, kLsdBuckets>, (kLsdMaxBits + kDigitBits - 1) / kDigitBits> counts{};
+    const int span = int(std::bit_width(differing)) - low;
+    const int widest = std::clamp(int(std::bit_width(n)), kDigitBits, kMaxLsdDigitBits);
+    const int passes = (span + widest - 1) / widest;
+    const int digit_bits = (span + passes - 1) / passes;
+    const Bits mask = low_mask(digit_bits);
+    const std::size_t buckets = std::size_t{1} << digit_bits;
+    std::array<std::array<std::uint32_t, kLsdBuckets>, kMostLsdPasses> counts;
+    for (int p = 0; p < passes; ++p) std::fill_n(counts[std::size_t(p)].begin(), buckets, 0);
     for (std::size_t i = begin; i < end; ++i) {
       const Bits key = load<kRaw>(in + i);
-      for (int p = 0; p < passes; ++p) ++counts[std::size_t(p)][std::size_t((key >> (low + p * kDigitBits)) & mask)];
+      for (int p = 0; p < passes; ++p) ++counts[std::size_t(p)][std::size_t((key >> (low + p * digit_bits)) & mask)];
     }
     // A pass whose digit is the same for every key would leave the order as it is: skip it.
     const Bits sample = load<kRaw>(in + begin);
     const auto splits = [&](int p) {
-      return counts[std::size_t(p)][std::size_t((sample >> (low + p * kDigitBits)) & mask)] != n;
+      return counts[std::size_t(p)][std::size_t((sample >> (low + p * digit_bits)) & mask)] != n;
     };
     int last = passes - 1;
     while (!splits(last)) --last;  // some pass splits, since differing != 0
@@ -200,12 +209,12 @@ class CacheSorter {
       if (!splits(p)) continue;
       Counts next;  // (the MSD pass's type: one scatter instantiation for both)
       std::uint32_t offset = 0;
-      for (std::size_t d = 0; d < kLsdBuckets; ++d) {
+      for (std::size_t d = 0; d < buckets; ++d) {
         next[d] = offset;
         offset += counts[std::size_t(p)][d];
       }
       Bits* dst = other(src);
-      const int shift = low + p * kDigitBits;
+      const int shift = low + p * digit_bits;
       const Bits* from = src + begin;
       Bits* to = dst + begin;
       if (raw) {

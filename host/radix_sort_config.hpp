@@ -34,6 +34,15 @@ inline constexpr std::size_t kSequentialKeys = std::size_t{1} << 16;
 inline constexpr std::size_t kBlockBytes = 2048;
 inline constexpr std::size_t kStripeBufferBytes = (std::size_t{1} << kDigitBits) * kBlockBytes;
 
+// The widest digit of an LSD pass in a cache-sized range (2048 32-bit counters a pass: 8 KiB, in
+// L1): a range's LSD passes are as few as such digits take, the bits shared evenly among them, so
+// that the top window of a range of 4096 to 65536 keys (18 to 22 bits) takes two passes, not
+// three of kDigitBits. In memory, 2 threads (2-core machine), before -> after in turns, M keys/s:
+// u64 uniform 2^28 182-188 -> 201-208, 2^26 208-216 -> 207-210 (two passes both ways), normal
+// 2^27 162-196 -> 207-211, f64 uniform 2^27 133 -> 141-143, u32 uniform 2^28 255-295 -> 264-309
+// (bench_results/2026-11-28-cpu-sort-wider-lsd-digits-2core.md).
+inline constexpr int kMaxLsdDigitBits = 11;
+
 // Cache-sized ranges of at least this many keys whose keys differ in more than kLsdMaxBits bits
 // are sorted by LSD passes over the highest of them, then by insertion within the short runs
 // sharing those (CacheSorter::sort_top_window), instead of by an MSD digit and an insertion sort

@@ -7,6 +7,7 @@
 #include <random>
 
 #include "generate/generate.hpp"
+#include "host/radix_sort_config.hpp"
 #include "tests/core/key_types.hpp"
 
 namespace rmgsort {
@@ -114,6 +115,36 @@ TYPED_TEST(RadixSortTest, CacheSizedRangesOfClusteredKeys) {
       for (SortOrder order : {SortOrder::ascending, SortOrder::descending}) {
         expect_sorts_like_std_sort(keys, order, "n=" + std::to_string(n) + " clusters=" + std::to_string(clusters));
         if (::testing::Test::HasFatalFailure()) return;
+      }
+    }
+  }
+}
+
+// Cache-sized ranges whose keys differ in at most kLsdMaxBits bits are sorted by as few LSD passes
+// as digits of at most kMaxLsdDigitBits take, the bits shared evenly among them (radix_sort_cache.hpp,
+// sort_lsd): every span of differing bits from one digit to kLsdMaxBits, at every position in the
+// key (the top digit reaching past the span, and past the key's last bit), in ranges of 100, 700
+// and 4099 keys (digits of at most 8, 10 and 11 bits), so that each split of the span into one,
+// two or three digits is taken, with equal keys among them.
+TYPED_TEST(RadixSortTest, CacheSizedRangesOfEverySpanOfDifferingBits) {
+  using T = TypeParam;
+  using Bits = RadixBits<T>;
+  constexpr int kBits = int(8 * sizeof(T));
+  std::mt19937_64 random(29);
+  for (int span = 1; span <= radix_config::kLsdMaxBits; ++span) {
+    for (int low : {0, 3, kBits - span}) {
+      for (std::size_t n : {std::size_t{100}, std::size_t{700}, std::size_t{4099}}) {
+        const Bits fixed = Bits(random()) & ~Bits(Bits(~Bits(0) >> (kBits - span)) << low);
+        std::vector<T> keys(n);
+        for (std::size_t i = 0; i < n; ++i) {
+          const Bits varying = i % 7 == 0 ? Bits(0) : Bits(Bits(random()) >> (kBits - span));
+          keys[i] = __builtin_bit_cast(T, Bits(fixed | Bits(varying << low)));
+        }
+        for (SortOrder order : {SortOrder::ascending, SortOrder::descending}) {
+          expect_sorts_like_std_sort(keys, order, "span=" + std::to_string(span) + " low=" + std::to_string(low) +
+                                                      " n=" + std::to_string(n));
+          if (::testing::Test::HasFatalFailure()) return;
+        }
       }
     }
   }
