@@ -12,6 +12,7 @@ Json radix_config_json() {
   return {
       {"digit_bits", kDigitBits},
       {"lsd_max_bits", kLsdMaxBits},
+      {"lsd_max_digit_bits", kMaxLsdDigitBits},
       {"sequential_keys", std::uint64_t(kSequentialKeys)},
       {"insertion_sort_keys", std::uint64_t(kInsertionSortKeys)},
       {"keys_per_task", std::uint64_t(kKeysPerTask)},
