@@ -94,7 +94,8 @@ void InCoreSorter::Impl::enqueue_through(std::size_t transfer) {
   const std::size_t stream = std::size_t(last.src_gpu) * gpus.size() + std::size_t(last.dst_gpu);
   const std::vector<std::size_t>& on_stream = stream_transfers[stream];
   std::size_t& enqueued = stream_enqueued[stream];
-  for (; enqueued < on_stream.size() && on_stream[enqueued] <= transfer; ++enqueued) enqueue_transfer(on_stream[enqueued]);
+  for (; enqueued < on_stream.size() && on_stream[enqueued] <= transfer; ++enqueued)
+    enqueue_transfer(on_stream[enqueued]);
 }
 
 void InCoreSorter::Impl::enqueue_transfer(std::size_t i) {
