@@ -64,19 +64,24 @@ class CacheSorter {
 
   Bits* other(const Bits* buffer) const { return buffer == a_ ? b_ : a_; }
 
-  // Counts the keys of [begin, end) per digit (radix >> shift) & mask and returns the bits in
-  // which they differ, in one read.
+  // The bits in which the keys of [begin, end) differ: one read without counting, which the LSD
+  // and top-window paths (most of a large sort's ranges) need alone.
   template <bool kRaw>
-  static Bits count_digits(const Bits* in, std::size_t begin, std::size_t end, int shift, Bits mask, Counts& count) {
-    std::fill(count.begin(), count.begin() + std::ptrdiff_t(mask) + 1, 0);
+  static Bits differing_bits(const Bits* in, std::size_t begin, std::size_t end) {
     Bits any = 0, all = Bits(~Bits(0));
     for (std::size_t i = begin; i < end; ++i) {
       const Bits key = load<kRaw>(in + i);
       any |= key;
       all &= key;
-      ++count[std::size_t((key >> shift) & mask)];
     }
     return any ^ all;
+  }
+
+  // Counts the keys of [begin, end) per digit (radix >> shift) & mask.
+  template <bool kRaw>
+  static void count_digits(const Bits* in, std::size_t begin, std::size_t end, int shift, Bits mask, Counts& count) {
+    std::fill(count.begin(), count.begin() + std::ptrdiff_t(mask) + 1, 0);
+    for (std::size_t i = begin; i < end; ++i) ++count[std::size_t((load<kRaw>(in + i) >> shift) & mask)];
   }
 
   // Moves each key of [begin, end) to next[digit]++, decoding it when it goes out in final order.
@@ -115,19 +120,16 @@ class CacheSorter {
     const std::size_t n = end - begin;
     if (n <= kInsertionSortKeys) return finish_by_insertion<kRaw>(in, begin, end);
 
-    const int digit_bits = std::clamp(int(std::bit_width(n)) - kKeysPerBucketLog2, 1, kMaxSequentialDigitBits);
-    const Bits mask = low_mask(digit_bits);
-    Counts count;
-    int shift = std::max(bit_end - digit_bits, 0);
-    const Bits differing = count_digits<kRaw>(in, begin, end, shift, mask, count);
+    const Bits differing = differing_bits<kRaw>(in, begin, end);
     if (differing == 0) return finish_equal<kRaw>(in, begin, end);
     if (std::bit_width(differing) - std::countr_zero(differing) <= unsigned(kLsdMaxBits))
       return sort_lsd<kRaw>(in, begin, end, differing);
     if (n >= kTopWindowMinKeys) return sort_top_window<kRaw>(in, begin, end, differing);
-    if (const int better = next_shift(differing, bit_end, digit_bits); better != shift) {
-      shift = better;
-      count_digits<kRaw>(in, begin, end, shift, mask, count);
-    }
+    const int digit_bits = std::clamp(int(std::bit_width(n)) - kKeysPerBucketLog2, 1, kMaxSequentialDigitBits);
+    const Bits mask = low_mask(digit_bits);
+    const int shift = next_shift(differing, bit_end, digit_bits);
+    Counts count;
+    count_digits<kRaw>(in, begin, end, shift, mask, count);
 
     // Offsets relative to `begin` (ranges are small enough for 32 bits).
     Counts next;
