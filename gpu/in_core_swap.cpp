@@ -19,6 +19,11 @@
 namespace rmgsort {
 namespace {
 
+// The swap stream a transfer goes on: one per (source, destination) pair of GPUs.
+std::size_t swap_stream_index(const KeyTransfer& t, std::size_t gpu_count) {
+  return std::size_t(t.src_gpu) * gpu_count + std::size_t(t.dst_gpu);
+}
+
 // Each GPU's main stream goes on when all its sends are done.
 void join_swap_streams(std::vector<GpuState>& gpus) {
   for (GpuState& gpu : gpus) {
@@ -73,7 +78,7 @@ void InCoreSorter::Impl::swap(const PartitionPlanner& planner, std::size_t width
   transfer_events_used.assign(gpus.size(), 0);
   stream_transfers.assign(gpus.size() * gpus.size(), {});
   for (std::size_t i = 0; i < transfers.size(); ++i)
-    stream_transfers[std::size_t(transfers[i].src_gpu) * gpus.size() + std::size_t(transfers[i].dst_gpu)].push_back(i);
+    stream_transfers[swap_stream_index(transfers[i], gpus.size())].push_back(i);
   stream_enqueued.assign(stream_transfers.size(), 0);
   swap_width = width;
 
@@ -91,7 +96,7 @@ void InCoreSorter::Impl::swap(const PartitionPlanner& planner, std::size_t width
 
 void InCoreSorter::Impl::enqueue_through(std::size_t transfer) {
   const KeyTransfer& last = transfers[transfer];
-  const std::size_t stream = std::size_t(last.src_gpu) * gpus.size() + std::size_t(last.dst_gpu);
+  const std::size_t stream = swap_stream_index(last, gpus.size());
   const std::vector<std::size_t>& on_stream = stream_transfers[stream];
   std::size_t& enqueued = stream_enqueued[stream];
   for (; enqueued < on_stream.size() && on_stream[enqueued] <= transfer; ++enqueued)
