@@ -4,9 +4,10 @@
 //       the out-of-place one it replaced (legacy, the baseline), tbb::parallel_sort and std::sort
 //       ("no-std": without std::sort) of the same keys in memory; prints a Markdown table of the
 //       best of REPEATS runs and checks that all four agree
-//   cpu_sort_bench scaling LOG2_KEYS [REPEATS]
+//   cpu_sort_bench scaling LOG2_KEYS [REPEATS] [FIRST_THREADS]
 //       uniform u64 keys sorted by the radix sort and the legacy one, and a parallel copy of the
-//       same bytes, on 1, 2, 4, ... threads up to every core (a task_arena each): how each scales
+//       same bytes, on FIRST_THREADS (default 1), twice as many, ... threads up to every core (a
+//       task_arena each): how each scales (a large sort on one thread takes minutes: start higher)
 //   cpu_sort_bench file-baseline IN OUT TYPE
 //       read IN with read(2), tbb::parallel_sort its keys of TYPE (u32, u64), write OUT with
 //       write(2); prints the seconds it took
@@ -113,7 +114,7 @@ double copy_seconds(int repeats, std::vector<T>& to, const std::vector<T>& from)
   return best;
 }
 
-int scaling(int log2_keys, int repeats) {
+int scaling(int log2_keys, int repeats, int first_threads) {
   using T = std::uint64_t;
   const std::size_t n = std::size_t{1} << log2_keys;
   std::vector<T> input(n), keys(n), scratch(n), legacy_sorted(n);
@@ -124,7 +125,7 @@ int scaling(int log2_keys, int repeats) {
               log2_keys, repeats);
   std::printf("| threads | radix | per thread | legacy | per thread | copy GB/s | radix / copy time |\n");
   std::printf("|---|---|---|---|---|---|---|\n");
-  for (int threads = 1;; threads = std::min(threads * 2, most)) {
+  for (int threads = std::clamp(first_threads, 1, most);; threads = std::min(threads * 2, most)) {
     const tbb::global_control limit(tbb::global_control::max_allowed_parallelism, std::size_t(threads));
     tbb::task_arena arena(threads);
     double ours = 0, legacy_s = 0, copy_s = 0;
@@ -188,11 +189,12 @@ int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "";
   if (argc >= 3 && mode == "table")
     return table(std::atoi(argv[2]), argc > 3 ? std::atoi(argv[3]) : 1, !(argc > 4 && std::string(argv[4]) == "no-std"));
-  if (argc >= 3 && mode == "scaling") return scaling(std::atoi(argv[2]), argc > 3 ? std::atoi(argv[3]) : 2);
+  if (argc >= 3 && mode == "scaling")
+    return scaling(std::atoi(argv[2]), argc > 3 ? std::atoi(argv[3]) : 2, argc > 4 ? std::atoi(argv[4]) : 1);
   if (argc == 5 && mode == "file-baseline" && std::string(argv[4]) == "u32")
     return file_baseline<std::uint32_t>(argv[2], argv[3]);
   if (argc == 5 && mode == "file-baseline" && std::string(argv[4]) == "u64")
     return file_baseline<std::uint64_t>(argv[2], argv[3]);
-  std::fprintf(stderr, "usage: cpu_sort_bench table LOG2_KEYS [REPEATS] [no-std] | scaling LOG2_KEYS [REPEATS] | file-baseline IN OUT u32|u64\n");
+  std::fprintf(stderr, "usage: cpu_sort_bench table LOG2_KEYS [REPEATS] [no-std] | scaling LOG2_KEYS [REPEATS] [FIRST_THREADS] | file-baseline IN OUT u32|u64\n");
   return 2;
 }
