@@ -7,23 +7,18 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdlib>
 #include <cstring>
 #include <memory>
-#include <new>
 #include <optional>
 #include <utility>
 #include <vector>
-
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 #include "core/key_type.hpp"
 #include "host/chunk_buckets.hpp"
 #include "host/partition_chunks.hpp"
 #include "host/round_classifier.hpp"
 #include "host/top_digit_histogram.hpp"
+#include "host/write_combiner.hpp"
 #include "core/error.hpp"
 
 namespace rmgsort {
@@ -36,98 +31,10 @@ double ms_since(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
-struct FreeDeleter {
-  void operator()(void* p) const { std::free(p); }
-};
-
 // Counters in `out` or in a thread's vector, read and written through memcpy (TopDigitHistogram's).
 void increment(std::byte* counts, std::size_t counter) {
   TopDigitHistogram::store(counts, counter, TopDigitHistogram::load(counts, counter) + 1);
 }
-
-// Software write combining for one chunk's scatter. Bucket b's keys from this chunk go to
-// out[first[b], first[b] + this chunk's count in b); other chunks write right before and after, so
-// only the two partial blocks at the ends of that range are shared, and those are written with
-// ordinary stores. Each bucket has a buffer of one block (kWriteCombiningBytes) mirroring the
-// aligned block of `out` that its next key falls in: a key goes to the buffer slot of its
-// destination, and once a block's last slot is filled, the block goes out whole with non-temporal
-// stores (no read-for-ownership of `out`, no cache pollution: the pass never reads `out`).
-template <class Bits>
-class WriteCombiner {
-  static constexpr std::size_t kBlockKeys = kWriteCombiningBytes / sizeof(Bits);
-
- public:
-  // first[b]: the chunk's first destination in bucket b.
-  WriteCombiner(Bits* out, const std::uint64_t* first, std::size_t buckets)
-      : out_(out),
-        first_(first, first + buckets),
-        block_(buckets),
-        slot_(buckets),
-        buffers_(static_cast<Bits*>(std::aligned_alloc(kWriteCombiningBytes, buckets * kWriteCombiningBytes))) {
-    if (!buffers_) throw std::bad_alloc();
-    // Position p lies in the block of `out` starting at p - offset(p), aligned to kWriteCombiningBytes.
-    const auto phase = std::uint64_t(reinterpret_cast<std::uintptr_t>(out) / sizeof(Bits));
-    for (std::size_t b = 0; b < buckets; ++b) {
-      const std::uint64_t offset = (first[b] + phase) % kBlockKeys;
-      block_[b] = std::int64_t(first[b]) - std::int64_t(offset);
-      slot_[b] = buffer(b) + offset;
-    }
-  }
-
-  // A buffer's end is the next buffer's aligned start: the only test a key needs.
-  void push(std::uint32_t bucket, Bits key) {
-    Bits* slot = slot_[bucket];
-    *slot++ = key;
-    if (reinterpret_cast<std::uintptr_t>(slot) % kWriteCombiningBytes == 0) [[unlikely]] slot = flush_block(bucket);
-    slot_[bucket] = slot;
-  }
-
-  // Writes what the buffers still hold (each bucket's last, partial block).
-  void finish() {
-    for (std::size_t b = 0; b < first_.size(); ++b) {
-      const std::int64_t end = block_[b] + (slot_[b] - buffer(b));
-      copy_out(b, std::max(block_[b], std::int64_t(first_[b])), end);
-    }
-#if defined(__SSE2__)
-    _mm_sfence();  // non-temporal stores are weakly ordered: complete them before the task ends
-#endif
-  }
-
- private:
-  Bits* buffer(std::size_t bucket) const { return buffers_.get() + bucket * kBlockKeys; }
-
-  // Bucket's block is complete (or complete from this chunk's first key on): out with it.
-  Bits* flush_block(std::size_t bucket) {
-    const std::int64_t block = block_[bucket];
-    block_[bucket] += std::int64_t(kBlockKeys);
-    if (block < std::int64_t(first_[bucket])) {  // the block's start belongs to the chunk before
-      copy_out(bucket, std::int64_t(first_[bucket]), block + std::int64_t(kBlockKeys), block);
-      return buffer(bucket);
-    }
-    const Bits* from = buffer(bucket);
-    Bits* to = out_ + block;
-#if defined(__SSE2__)
-    for (std::size_t i = 0; i < kWriteCombiningBytes / 16; ++i)
-      _mm_stream_si128(reinterpret_cast<__m128i*>(to) + i, _mm_load_si128(reinterpret_cast<const __m128i*>(from) + i));
-#else
-    std::memcpy(to, from, kWriteCombiningBytes);
-#endif
-    return buffer(bucket);
-  }
-
-  // Copies positions [begin, end) of the bucket's block starting at `block` with ordinary stores.
-  void copy_out(std::size_t bucket, std::int64_t begin, std::int64_t end) { copy_out(bucket, begin, end, block_[bucket]); }
-  void copy_out(std::size_t bucket, std::int64_t begin, std::int64_t end, std::int64_t block) {
-    if (begin < end)
-      std::memcpy(out_ + begin, buffer(bucket) + (begin - block), std::size_t(end - begin) * sizeof(Bits));
-  }
-
-  Bits* out_;
-  std::vector<std::uint64_t> first_;
-  std::vector<std::int64_t> block_;  // where each buffer's block starts in `out` (may start before `out`)
-  std::vector<Bits*> slot_;          // each bucket's next slot in its buffer
-  std::unique_ptr<Bits, FreeDeleter> buffers_;
-};
 
 // Room in `out` for per-chunk counters while it holds no keys yet (before the scatter): handed out
 // front to back, in whole cache lines.
@@ -228,48 +135,89 @@ class RoundPartitioner {
     }
   }
 
+  // A table of a refinement pass: its keys are [prefix, prefix + last], counted from counter
+  // `offset` on by their bits [shift, top).
+  struct Slot {
+    Bits prefix, last;
+    std::size_t offset;
+    int shift;
+  };
+
   // One refinement pass: fills counts, `differing` and `common` of `batch`, tables counted next.
   // Each chunk counts into counters of its own in `out` while there is room (then the chunks'
   // bucket counts need no read pass of their own); otherwise each thread counts into its own.
   void count_tables(Classifier& classifier, const std::vector<std::uint32_t>& batch) {
-    // The tables hold disjoint key ranges: a key belongs to the last table (by prefix) whose prefix
-    // is not above it, if it has that prefix. Their counters follow one another in prefix order,
-    // then one that nobody reads, for the keys of no table here, so that no key takes a branch of
-    // its own. (16 such counters taken in turn, lest their increments wait on one another, made no
-    // difference: zipf:1.0's first refinement, 1.24 ns a key with one, 1.30 with 16.)
-    std::vector<std::uint32_t> order = batch;
-    std::sort(order.begin(), order.end(),
+    const BatchLayout layout = lay_out(classifier, batch);
+    const std::size_t chunk_bytes = (layout.digits + 1) * sizeof(std::uint32_t);
+    std::byte* per_chunk =
+        tables_counted_per_chunk_ ? scratch_.take(std::uint64_t(chunks_.chunks()) * chunk_bytes) : nullptr;
+    tables_counted_per_chunk_ = per_chunk != nullptr;
+    const BatchCounts counted = count_batch(layout, per_chunk, chunk_bytes);
+    table_counts_.resize(classifier.tables());
+    for (std::size_t s = 0; s < layout.slots.size(); ++s) {
+      DigitTable<Bits>& table = classifier.table(layout.order[s]);
+      const auto first = counted.totals.begin() + std::ptrdiff_t(layout.slots[s].offset);
+      std::copy_n(first, table.digits(), table.counts.begin());
+      table.differing = Bits(counted.any ^ counted.all);
+      table.common = counted.all;
+      table_counts_[layout.order[s]] = {per_chunk, chunk_bytes, layout.slots[s].offset};
+    }
+  }
+
+  // The tables of a refinement pass in prefix order, their counters one after another.
+  struct BatchLayout {
+    std::vector<std::uint32_t> order;  // the tables' indices, by prefix
+    std::vector<Slot> slots;           // slots[s]: table order[s]'s
+    std::vector<Bits> prefixes;        // prefixes[s]: slots[s].prefix
+    std::size_t digits = 0;            // the tables' counters, [0, digits); the spare one is `digits`
+  };
+
+  // The tables hold disjoint key ranges: a key belongs to the last table (by prefix) whose prefix
+  // is not above it, if it has that prefix. Their counters follow one another in prefix order,
+  // then one that nobody reads, for the keys of no table here, so that no key takes a branch of
+  // its own. (16 such counters taken in turn, lest their increments wait on one another, made no
+  // difference: zipf:1.0's first refinement, 1.24 ns a key with one, 1.30 with 16.)
+  static BatchLayout lay_out(Classifier& classifier, const std::vector<std::uint32_t>& batch) {
+    BatchLayout layout;
+    layout.order = batch;
+    std::sort(layout.order.begin(), layout.order.end(),
               [&](std::uint32_t a, std::uint32_t b) { return classifier.table(a).prefix < classifier.table(b).prefix; });
-    std::vector<Slot> slots;
-    std::vector<Bits> prefixes;
-    std::size_t digits = 0;
-    for (const std::uint32_t index : order) {
+    for (const std::uint32_t index : layout.order) {
       const DigitTable<Bits>& table = classifier.table(index);
       // (A child's digit lies below its parent's: top() < kKeyBits.)
-      slots.push_back({table.prefix, Bits((Bits(1) << table.top()) - 1), digits, table.shift});
-      prefixes.push_back(table.prefix);
-      digits += table.digits();
+      layout.slots.push_back({table.prefix, Bits((Bits(1) << table.top()) - 1), layout.digits, table.shift});
+      layout.prefixes.push_back(table.prefix);
+      layout.digits += table.digits();
     }
-    const std::size_t counters = digits + 1;
-    const std::size_t chunks = chunks_.chunks();
-    const std::size_t chunk_bytes = counters * sizeof(std::uint32_t);
-    std::byte* per_chunk = tables_counted_per_chunk_ ? scratch_.take(std::uint64_t(chunks) * chunk_bytes) : nullptr;
-    tables_counted_per_chunk_ = per_chunk != nullptr;
+    return layout;
+  }
 
+  // What a refinement pass counted: each counter's total, and the OR and AND of its keys' bits:
+  // exact for a batch of one table (the usual case); for several, a superset of each table's
+  // differing bits, which only makes their children wider, and the bits outside it are shared.
+  struct BatchCounts {
+    std::vector<std::uint64_t> totals;
+    Bits any = 0, all = Bits(~Bits(0));
+  };
+
+  // Counts each chunk into per_chunk's counters (chunk_bytes a chunk) or, without it, a thread's.
+  BatchCounts count_batch(const BatchLayout& layout, std::byte* per_chunk, std::size_t chunk_bytes) const {
+    const std::size_t counters = layout.digits + 1;
+    const std::size_t chunks = chunks_.chunks();
     // Without room in `out`: one thread's counts. 32-bit counters: flushed before a chunk could overflow them.
     struct Local {
       std::vector<std::uint32_t> counts;
       std::uint64_t keys = 0;
     };
     tbb::enumerable_thread_specific<Local> locals([&] { return Local{std::vector<std::uint32_t>(per_chunk ? 0 : counters)}; });
-    std::vector<std::uint64_t> totals(counters);
+    BatchCounts counted;
+    counted.totals.assign(counters, 0);
     tbb::spin_mutex totals_mutex;
     const auto flush = [&](Local& local) {
       tbb::spin_mutex::scoped_lock lock(totals_mutex);
-      for (std::size_t d = 0; d < local.counts.size(); ++d) totals[d] += std::exchange(local.counts[d], 0);
+      for (std::size_t d = 0; d < local.counts.size(); ++d) counted.totals[d] += std::exchange(local.counts[d], 0);
       local.keys = 0;
     };
-
     // `differing` and `common` per chunk, combined in chunk order.
     std::vector<Bits> chunk_any(chunks, 0), chunk_all(chunks, Bits(~Bits(0)));
     tbb::parallel_for(std::size_t{0}, chunks, [&](std::size_t chunk) {
@@ -283,42 +231,26 @@ class RoundPartitioner {
         local.keys += chunks_.size(chunk);
         counts = reinterpret_cast<std::byte*>(local.counts.data());
       }
-      count_chunk_tables(chunk, counts, slots, prefixes, digits, chunk_any[chunk], chunk_all[chunk]);
+      count_chunk_tables(chunk, counts, layout.slots, layout.prefixes, layout.digits, chunk_any[chunk],
+                         chunk_all[chunk]);
     });
     if (per_chunk) {
       tbb::parallel_for(tbb::blocked_range<std::size_t>(0, counters, 4096), [&](const auto& range) {
         for (std::size_t chunk = 0; chunk < chunks; ++chunk) {
           const std::byte* counts = per_chunk + chunk * chunk_bytes;
-          for (std::size_t d = range.begin(); d < range.end(); ++d) totals[d] += TopDigitHistogram::load(counts, d);
+          for (std::size_t d = range.begin(); d < range.end(); ++d)
+            counted.totals[d] += TopDigitHistogram::load(counts, d);
         }
       });
     } else {
       for (Local& local : locals) flush(local);
     }
-    // Exact for a batch of one table (the usual case); for several, a superset of each table's
-    // differing bits, which only makes their children wider, and the bits outside it are shared.
-    Bits any = 0, all = Bits(~Bits(0));
     for (std::size_t chunk = 0; chunk < chunks; ++chunk) {
-      any |= chunk_any[chunk];
-      all &= chunk_all[chunk];
+      counted.any |= chunk_any[chunk];
+      counted.all &= chunk_all[chunk];
     }
-    table_counts_.resize(classifier.tables());
-    for (std::size_t s = 0; s < slots.size(); ++s) {
-      DigitTable<Bits>& table = classifier.table(order[s]);
-      std::copy_n(totals.begin() + std::ptrdiff_t(slots[s].offset), table.digits(), table.counts.begin());
-      table.differing = Bits(any ^ all);
-      table.common = all;
-      table_counts_[order[s]] = {per_chunk, chunk_bytes, slots[s].offset};
-    }
+    return counted;
   }
-
-  // A table of a refinement pass: its keys are [prefix, prefix + last], counted from counter
-  // `offset` on by their bits [shift, top).
-  struct Slot {
-    Bits prefix, last;
-    std::size_t offset;
-    int shift;
-  };
 
   // One chunk of a refinement pass. Branch-free: the compiler turns `matched ? a : b` into a branch,
   // which skewed inputs mispredict (zipf:1.0 matches ~3/4 of the keys, at random): 2^26 keys, 2
