@@ -13,8 +13,30 @@ namespace {
 // The spill path's largest chunk (its chunks are a sixteenth of --host-memory, at least 4 KiB).
 constexpr std::size_t kMaxSpillChunkBytes = std::size_t{64} << 20;
 constexpr std::size_t kMinSpillChunkBytes = 4096;
+constexpr std::size_t kSpillChunkAlignment = 4096;  // whole pages
 // spill_sort's chunks held at once, at most (sort/spill_sort.hpp).
 constexpr std::uint64_t kSpillChunksHeld = 5;
+
+// The least a spill chunk may be for records of `width` bytes as spilled: it holds one at least.
+std::size_t smallest_spill_chunk(std::size_t width) {
+  const std::size_t one_record = (width + kSpillChunkAlignment - 1) / kSpillChunkAlignment * kSpillChunkAlignment;
+  return std::max(kMinSpillChunkBytes, one_record);
+}
+
+// The spill chunks for --host-memory H and records of `width` bytes as spilled: H / 16 in whole
+// pages, within [smallest_spill_chunk, kMaxSpillChunkBytes]; smaller where the chunks held would
+// leave no room for a round of one record (`one_round` bytes), so that more memory never plans a
+// sort that fails where less planned one.
+std::size_t spill_chunk_bytes(std::uint64_t host_memory, std::size_t width, std::uint64_t one_round) {
+  const std::size_t smallest = smallest_spill_chunk(width);
+  const std::size_t sixteenth = std::size_t(host_memory / 16) / kSpillChunkAlignment * kSpillChunkAlignment;
+  std::size_t chunk = std::clamp<std::size_t>(sixteenth, smallest, std::max(kMaxSpillChunkBytes, smallest));
+  if (kSpillChunksHeld * chunk + one_round > host_memory && host_memory > one_round) {
+    const std::uint64_t room = (host_memory - one_round) / kSpillChunksHeld;
+    chunk = std::max(smallest, std::size_t(room / kSpillChunkAlignment * kSpillChunkAlignment));
+  }
+  return chunk;
+}
 
 // "7.81 KiB (8000 bytes)": exact where rounding would hide the difference that matters.
 std::string bytes_exactly(std::uint64_t bytes) {
@@ -86,10 +108,6 @@ void plan_spill(SortPlan& plan, const PlanRequest& request, std::uint64_t prefix
   const SortEngine& engine = *plan.engine;
   const std::uint64_t host_memory = request.host_memory;
   const std::size_t width = engine.layout().record_size;
-  const std::size_t chunk_bytes = std::clamp<std::size_t>(std::size_t(host_memory / 16) / 4096 * 4096,
-                                                          kMinSpillChunkBytes, kMaxSpillChunkBytes);
-  const std::uint64_t chunks = kSpillChunksHeld * chunk_bytes;
-  const std::uint64_t left = host_memory > chunks ? host_memory - chunks : 0;
   // A round of r keys holds r * (2 * width + 2 * output_bytes(1)) + host_bytes_beside(r): the
   // largest r that fits in `left`, found by bisection, as host_bytes_beside need not be linear in r
   // (the CPU's in-place radix sort needs a few buffers a thread, whatever r). It never decreases.
@@ -97,6 +115,9 @@ void plan_spill(SortPlan& plan, const PlanRequest& request, std::uint64_t prefix
     return r * 2 * width + engine.host_bytes_beside(r) + 2 * engine.output_bytes(r);
   };
   const std::uint64_t bytes_per_key = round_bytes(1);
+  const std::size_t chunk_bytes = spill_chunk_bytes(host_memory, width, bytes_per_key);
+  const std::uint64_t chunks = kSpillChunksHeld * chunk_bytes;
+  const std::uint64_t left = host_memory > chunks ? host_memory - chunks : 0;
   std::uint64_t round_keys = 0;
   for (std::uint64_t high = std::min(left / (2 * width), engine.round_keys()); round_keys < high;) {
     const std::uint64_t middle = high - (high - round_keys) / 2;  // in (round_keys, high]
@@ -109,7 +130,7 @@ void plan_spill(SortPlan& plan, const PlanRequest& request, std::uint64_t prefix
   if (round_keys == 0)
     throw Error(request.input_name + ": --host-memory " + bytes_exactly(host_memory) +
                 " is too small to sort through spill files; give it at least " +
-                bytes_exactly(kSpillChunksHeld * kMinSpillChunkBytes + bytes_per_key));
+                bytes_exactly(kSpillChunksHeld * smallest_spill_chunk(width) + bytes_per_key));
   plan.path = SortPath::spill;
   plan.round_keys = round_keys;
   plan.spill_chunk_bytes = chunk_bytes;

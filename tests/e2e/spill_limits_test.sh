@@ -102,6 +102,33 @@ exec 3>&-
 expect_temp_empty "$dir/temp"
 end
 
+# Records wider than a spill chunk's least (4 KiB): the least --host-memory the error names sorts them,
+# and so does every size above it (the chunks once grew with --host-memory and left no room for a
+# round, and were once narrower than a record: an internal error).
+echo "== records wider than a page, at and above the least --host-memory named"
+for size in 4097 65536; do
+  rmg generate -o "$WORK/wide" -t u64 --record-size "$size" --count 300 --seed 3
+  "$RMGSORT" sort "$WORK/wide" -o "$WORK/wide.ref" -t u64 --record-size "$size" --gpus none
+  rmg sort "$WORK/wide" -o "$WORK/out" -t u64 --record-size "$size" --gpus none --host-memory 1K
+  least=$(sed -n 's/.*give it at least .*(\([0-9]*\) bytes).*/\1/p' "$WORK/stderr")
+  for memory in "$least" $((least + least / 3)) $((least * 2)) $((least * 3)); do
+    begin "$size-byte records, --host-memory $memory (the least named: ${least:-none}): spilled, sorted"
+    [[ -n $least ]] || fail "no least --host-memory named: $(cat "$WORK/stderr")"
+    rmg sort "$WORK/wide" -o "$WORK/out" -t u64 --record-size "$size" --gpus none --host-memory "$memory" \
+      -T "$TEMP" --stats "$WORK/stats.json"
+    expect_rc 0
+    grep -q '"path": *"spill"' "$WORK/stats.json" 2>/dev/null || fail "it did not spill"
+    expect_same "$WORK/out" "$WORK/wide.ref"
+    expect_temp_empty "$TEMP"
+    end
+  done
+  begin "$size-byte records, --host-memory one byte under the least named: refused, exit 2"
+  rmg sort "$WORK/wide" -o "$WORK/out" -t u64 --record-size "$size" --gpus none --host-memory $((least - 1))
+  expect_rc 2
+  expect_stderr "is too small to sort through spill files; give it at least" "($least bytes)"
+  end
+done
+
 echo "== peak memory within --host-memory"
 if [[ ! -x /usr/bin/time ]]; then
   echo "/usr/bin/time is missing (Debian package 'time'): skipping the memory cases"

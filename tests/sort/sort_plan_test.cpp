@@ -305,6 +305,43 @@ TEST(SortPlanTest, RecordsBeyondHostMemorySpillToTheTempDir) {
   EXPECT_GT(plan.round_keys, 0u);
 }
 
+// The least --host-memory the error names, read from the error of a plan for `host_memory`.
+std::uint64_t least_named(const PlanRequest& request, std::uint64_t bytes) {
+  try {
+    (void)plan_file(request, bytes);
+  } catch (const Error& error) {
+    const std::string message = error.what();
+    const std::size_t open = message.rfind('('), space = message.find(' ', open);
+    return std::stoull(message.substr(open + 1, space - open - 1));
+  }
+  return 0;
+}
+
+// Regression: records of more than 4096 bytes got spill chunks smaller than one record (spill_sort
+// stopped with an internal error), and a --host-memory above the least that the error named could
+// fail again (the chunks grew with it, a sixteenth of it, and left no room for a round). Every
+// size from the least named up plans a spill whose chunks hold a record and whose memory fits.
+TEST(SortPlanTest, EveryHostMemoryFromTheLeastNamedUpSpillsInChunksHoldingARecord) {
+  for (const std::size_t record_size : {std::size_t{100}, std::size_t{4097}, std::size_t{30000}, std::size_t{65536}}) {
+    for (const bool positions : {false, true}) {
+      const RecordLayout layout = RecordLayout::of(KeySpec{KeyType::u64, 8}, record_size, 0);
+      const std::uint64_t records = 300, bytes = records * record_size;
+      const std::uint64_t least = least_named(records_request(1024, 0, positions, layout), bytes);
+      ASSERT_GT(least, 1024u) << record_size;
+      EXPECT_THROW((void)plan_file(records_request(least - 1, 0, positions, layout), bytes), Error) << record_size;
+      const std::size_t spilled = record_size + (positions ? 8 : 0);
+      for (std::uint64_t host_memory = least; host_memory < 40 * least; host_memory += least / 7 + 1) {
+        const SortPlan plan = plan_file(records_request(host_memory, 0, positions, layout), bytes);
+        SCOPED_TRACE("record " + std::to_string(record_size) + ", --host-memory " + std::to_string(host_memory));
+        EXPECT_GE(plan.spill_chunk_bytes == 0 ? spilled : plan.spill_chunk_bytes, spilled);
+        EXPECT_EQ(plan.spill_chunk_bytes % 4096, 0u);
+        EXPECT_GE(plan.round_keys, 1u);
+        EXPECT_LE(plan.memory.peak(), host_memory);
+      }
+    }
+  }
+}
+
 TEST(SortPlanTest, AFileOfCutRecordsIsRefusedNamingItsSizeAndTheRecordSize) {
   try {
     (void)plan_file(records_request(64 * kMiB, 0, false), 1050);
