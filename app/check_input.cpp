@@ -22,8 +22,7 @@ std::size_t check_chunk_bytes(std::size_t record_size) {
 
 CheckInput open_check_file(const std::string& path, std::string_view what) {
   CheckInput input{open_input(path), std::nullopt, {}};
-  if (input.file.character_device)
-    throw Error(input.name() + ": is a character device, not a file of " + std::string(what));
+  refuse_character_device(input.file, what, NullDevice::refused);
   return input;
 }
 

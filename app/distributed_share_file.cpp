@@ -64,7 +64,7 @@ SortOutcome ShareFile::sort_into(const SortOptions& options, const RecordLayout&
   if (records == 0) return SortOutcome{};
   // The file by a name the readers can open (again, with O_DIRECT where they like).
   std::vector<InputPart> parts;
-  parts.push_back(open_input_part("/proc/self/fd/" + std::to_string(fd_.get())));
+  parts.push_back(open_input_part("/proc/self/fd/" + std::to_string(fd_.get()), "records"));
   InputSequence input(std::move(parts), layout);
   GpuSpec spec = parse_gpu_spec(options.gpus);
   std::vector<int> listed;

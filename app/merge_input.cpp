@@ -86,6 +86,7 @@ MergeInputFiles open_merge_inputs(const MergeOptions& options) {
   bool all_known = true;
   for (std::size_t i = 0; i < options.inputs.size(); ++i) {
     InputFile file = open_input(options.inputs[i]);
+    refuse_character_device(file, options.layout.is_bare_key() ? "keys" : "records", NullDevice::accepted);
     const std::string name = file.display_name();
     NpyInput npy = read_npy_header(file);
     if (i == 0) {

@@ -57,7 +57,9 @@ RecordLayout raw_layout(const SortOptions& options, const std::vector<InputPart>
 
 SortInput open_sort_input(const SortOptions& options) {
   std::vector<InputPart> parts;
-  for (const std::string& path : options.inputs) parts.push_back(open_input_part(path));
+  // The options' words for what a device is not (a .npy header is only read once it is refused).
+  const char* what = options.layout.is_bare_key() ? "keys" : "records";
+  for (const std::string& path : options.inputs) parts.push_back(open_input_part(path, what));
   SortInput input;
   if (parts.front().npy) {
     input.npy.emplace();

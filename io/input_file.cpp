@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/vfs.h>
 #include <unistd.h>
 
@@ -97,6 +98,16 @@ InputFile open_input(const std::string& path) {
   if (is_stdin && input.regular && lseek(fd, 0, SEEK_CUR) != 0) input.regular = false;
   input.size = input.regular ? static_cast<std::uint64_t>(st.st_size) : 0;
   return input;
+}
+
+void refuse_character_device(const InputFile& file, std::string_view what, NullDevice null_device) {
+  if (!file.character_device) return;
+  struct stat st {};
+  // Linux's /dev/null: character device 1, 3 (whatever its name or link).
+  const bool is_null =
+      fstat(file.fd, &st) == 0 && S_ISCHR(st.st_mode) && major(st.st_rdev) == 1 && minor(st.st_rdev) == 3;
+  if (is_null && null_device == NullDevice::accepted) return;
+  throw Error(file.display_name() + ": is a character device, not a file of " + std::string(what));
 }
 
 }  // namespace rmgsort

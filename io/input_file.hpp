@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace rmgsort {
 
@@ -39,5 +40,14 @@ struct InputFile {
 // tracefs, configfs, ...), whose files are read as streams to their end. Throws rmgsort::Error naming
 // the file for a missing or unreadable file and for a directory ("PATH: is a directory").
 [[nodiscard]] InputFile open_input(const std::string& path);
+
+// Which character devices an input may be: none, or /dev/null alone (it ends at once: an empty input,
+// as a script's `< /dev/null` gives).
+enum class NullDevice { refused, accepted };
+
+// Throws rmgsort::Error "NAME: is a character device, not a file of WHAT" ("keys", "records") when
+// FILE is one (/dev/zero, a terminal; /dev/null unless accepted): it is no file of records and may
+// never end.
+void refuse_character_device(const InputFile& file, std::string_view what, NullDevice null_device);
 
 }  // namespace rmgsort

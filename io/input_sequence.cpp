@@ -35,9 +35,10 @@ void pread_exactly(const InputFile& file, std::byte* dst, std::size_t bytes, std
 
 }  // namespace
 
-InputPart open_input_part(const std::string& path) {
+InputPart open_input_part(const std::string& path, std::string_view what) {
   InputPart part;
   part.file = open_input(path);
+  refuse_character_device(part.file, what, NullDevice::accepted);
   NpyInput npy = read_npy_header(part.file);
   part.npy = std::move(npy.header);
   part.head = std::move(npy.stream_head);

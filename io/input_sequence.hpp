@@ -35,8 +35,9 @@ struct InputPart {
 };
 
 // Opens PATH ("-": standard input) and reads its .npy header, if it starts with one (io/npy_input.hpp).
-// Throws rmgsort::Error naming the file, as open_input() and read_npy_header() do.
-[[nodiscard]] InputPart open_input_part(const std::string& path);
+// Throws rmgsort::Error naming the file, as open_input() and read_npy_header() do, and, before
+// reading anything, as refuse_character_device(WHAT) does (/dev/null accepted: an empty input).
+[[nodiscard]] InputPart open_input_part(const std::string& path, std::string_view what);
 
 class InputSequence {
  public:

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Inputs whose size is not their length: procfs files that say 0 bytes, sysfs attributes that say a
-# page, a file that shrinks while it is read; and character devices, which `check` refuses because
-# /dev/zero never ends. Kernel files are compared with a copy taken by cat, which reads them to their
+# page, a file that shrinks while it is read; and character devices, which `check`, `sort` and
+# `merge` refuse because /dev/zero never ends. Kernel files are compared with a copy taken by cat, which reads them to their
 # end; their length differs between machines, so the key type is chosen from it (or, where no width
 # divides it, the whole-key error is the proof that the file was read).
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -192,6 +192,36 @@ expect_stdout "OK /dev/stdin: 5 u32 keys in ascending order"
 run timeout 10 "$RMGSORT" check "$K/small.sorted" -t u32 --input - < <(cat "$K/small.sorted")
 expect_rc 0
 expect_stdout "a permutation of stdin"
+end
+
+begin "sort and merge of /dev/zero ran until the temp directory filled: refused at once, exit 2, naming it; /dev/null is an empty input"
+for device in /dev/zero /dev/urandom; do
+  run timeout 10 "$RMGSORT" sort "$device" -t u64 -o "$K/from-device"
+  expect_rc 2
+  expect_error_message
+  expect_stderr "$device: is a character device, not a file of keys"
+  expect_no_file "$K/from-device"
+  run timeout 10 "$RMGSORT" merge "$K/small.sorted" "$device" -t u32 -o "$K/from-device"
+  expect_rc 2
+  expect_stderr "$device: is a character device, not a file of keys"
+  expect_no_file "$K/from-device"
+done
+run timeout 10 "$RMGSORT" sort -t u64 --record-size 16 -o "$K/from-device" </dev/zero
+expect_rc 2
+expect_stderr "stdin: is a character device, not a file of records"
+expect_no_file "$K/from-device"
+run timeout 10 "$RMGSORT" sort "$K/small.sorted" /dev/zero -t u32 -o "$K/from-device"
+expect_rc 2
+expect_stderr "/dev/zero: is a character device, not a file of keys"
+run timeout 10 "$RMGSORT" sort /dev/stdin -t u32 -o "$K/from-pipe" < <(cat "$K/small.sorted")
+expect_rc 0
+expect_same "$K/from-pipe" "$K/small.sorted"
+run timeout 10 "$RMGSORT" sort "$K/small.sorted" /dev/null -t u32 -o "$K/from-null"
+expect_rc 0
+expect_same "$K/from-null" "$K/small.sorted"
+run timeout 10 "$RMGSORT" merge "$K/small.sorted" /dev/null -t u32 -o "$K/from-null"
+expect_rc 0
+expect_same "$K/from-null" "$K/small.sorted"
 end
 
 summary

@@ -33,7 +33,7 @@ std::vector<InputPart> file_parts(const test::TempDir& dir, const std::vector<st
   for (std::size_t i = 0; i < parts.size(); ++i) {
     const std::string path = dir.file("part" + std::to_string(i));
     test::write_plain_file(path, parts[i]);
-    opened.push_back(open_input_part(path));
+    opened.push_back(open_input_part(path, "keys"));
   }
   return opened;
 }
@@ -103,8 +103,8 @@ TEST(InputSequence, NpyPartsAreTheirData) {
   const std::vector<std::byte> first = write_npy_u64(dir.file("a.npy"), 5);
   const std::vector<std::byte> second = write_npy_u64(dir.file("b.npy"), 700);
   std::vector<InputPart> parts;
-  parts.push_back(open_input_part(dir.file("a.npy")));
-  parts.push_back(open_input_part(dir.file("b.npy")));
+  parts.push_back(open_input_part(dir.file("a.npy"), "keys"));
+  parts.push_back(open_input_part(dir.file("b.npy"), "keys"));
   ASSERT_TRUE(parts[0].npy && parts[1].npy);
   InputSequence input(std::move(parts), RecordLayout::bare_key(KeyType::u64));
   const std::vector<std::byte> all = concatenation({first, second});
@@ -118,7 +118,7 @@ TEST(InputSequence, AnEmptyStreamLeavesTheFilesSized) {
   test::TempDir dir(test::disk_directory());
   test::Feeder empty({});
   std::vector<InputPart> parts = file_parts(dir, {test::pattern_bytes(40)});
-  parts.push_back(open_input_part("/dev/fd/" + std::to_string(empty.input().fd)));
+  parts.push_back(open_input_part("/dev/fd/" + std::to_string(empty.input().fd), "keys"));
   EXPECT_TRUE(parts.back().ended);
   InputSequence input(std::move(parts), kU32);
   EXPECT_TRUE(input.regular());
@@ -132,10 +132,10 @@ TEST(InputSequence, AStreamMakesTheSequenceAStreamReadInOrder) {
   const std::vector<std::byte> pipe_data = test::pattern_bytes(4 * 50000, 5);
   test::Feeder pipe(pipe_data);
   std::vector<InputPart> parts = file_parts(dir, {file_data});
-  parts.push_back(open_input_part("/dev/fd/" + std::to_string(pipe.input().fd)));
+  parts.push_back(open_input_part("/dev/fd/" + std::to_string(pipe.input().fd), "keys"));
   EXPECT_EQ(parts.back().head.size(), kNpyMagicBytes);
   const std::vector<std::byte> npy_data = write_npy_u64(dir.file("c.npy"), 3);
-  parts.push_back(open_input_part(dir.file("c.npy")));
+  parts.push_back(open_input_part(dir.file("c.npy"), "keys"));
   InputSequence input(std::move(parts), kU32);
   EXPECT_FALSE(input.regular());
   EXPECT_EQ(input.size(), 0u);
@@ -151,7 +151,7 @@ TEST(InputSequence, AStreamThatIsNoWholeNumberOfRecordsIsNamed) {
   test::TempDir dir(test::disk_directory());
   test::Feeder cut(test::pattern_bytes(12 * 100 + 5));
   std::vector<InputPart> parts = file_parts(dir, {test::pattern_bytes(12 * 10)});
-  parts.push_back(open_input_part("/dev/fd/" + std::to_string(cut.input().fd)));
+  parts.push_back(open_input_part("/dev/fd/" + std::to_string(cut.input().fd), "keys"));
   const std::string name = parts.back().file.display_name();
   InputSequence input(std::move(parts), kRecords12);
   EXPECT_EQ(read_error(input, 4096), name + ": 1205 bytes are not a whole number of records (12 bytes each)");
@@ -161,7 +161,7 @@ TEST(InputSequence, AShortStreamEndedWhileItsHeadWasReadIsItsHead) {
   // Three bytes: fewer than a .npy magic, so the stream ended; its records are 1-byte keys.
   test::Feeder three({std::byte{7}, std::byte{8}, std::byte{9}});
   std::vector<InputPart> parts;
-  parts.push_back(open_input_part("/dev/fd/" + std::to_string(three.input().fd)));
+  parts.push_back(open_input_part("/dev/fd/" + std::to_string(three.input().fd), "keys"));
   EXPECT_TRUE(parts[0].ended);
   InputSequence input(std::move(parts), record_layout_option(KeySpec{KeyType::bytes, 1}, 1, 0));
   EXPECT_FALSE(input.regular());
@@ -177,7 +177,7 @@ TEST(InputSequence, NpyStreamsHoldExactlyTheirHeadersData) {
     stream.insert(stream.end(), data.begin(), data.end());
     test::Feeder pipe(stream);
     std::vector<InputPart> parts;
-    parts.push_back(open_input_part("/dev/fd/" + std::to_string(pipe.input().fd)));
+    parts.push_back(open_input_part("/dev/fd/" + std::to_string(pipe.input().fd), "keys"));
     const std::string name = parts[0].file.display_name();
     InputSequence input(std::move(parts), RecordLayout::bare_key(KeyType::u64));
     const std::string error = read_error(input, 8 * 100 + 8);

@@ -28,7 +28,7 @@ std::vector<InputPart> file_parts(const test::TempDir& dir, const std::vector<st
   for (std::size_t i = 0; i < parts.size(); ++i) {
     const std::string path = dir.file("part" + std::to_string(i));
     test::write_plain_file(path, parts[i]);
-    opened.push_back(open_input_part(path));
+    opened.push_back(open_input_part(path, "keys"));
   }
   return opened;
 }
@@ -69,7 +69,7 @@ TEST(ReadSequencePrefix, StopsPastTheLimitAndReadGoesOn) {
   const std::vector<std::byte> piped = test::pattern_bytes(12 * 5000, 6);
   test::Feeder pipe(piped);
   std::vector<InputPart> parts = file_parts(dir, {first});
-  parts.push_back(open_input_part("/dev/fd/" + std::to_string(pipe.input().fd)));
+  parts.push_back(open_input_part("/dev/fd/" + std::to_string(pipe.input().fd), "keys"));
   InputSequence input(std::move(parts), kRecords12);
   ASSERT_FALSE(input.regular());
   const std::vector<std::byte> all = concatenation({first, piped});
@@ -87,7 +87,7 @@ TEST(ReadSequencePrefix, StopsPastTheLimitAndReadGoesOn) {
 TEST(ReadSequencePrefix, AShortStreamIsComplete) {
   test::Feeder pipe(test::pattern_bytes(12 * 10, 7));
   std::vector<InputPart> parts;
-  parts.push_back(open_input_part("/dev/fd/" + std::to_string(pipe.input().fd)));
+  parts.push_back(open_input_part("/dev/fd/" + std::to_string(pipe.input().fd), "keys"));
   InputSequence input(std::move(parts), kRecords12);
   std::uint64_t bytes = 0;
   bool complete = false;
@@ -127,7 +127,7 @@ TEST(SequenceRecords, AStreamAfterAPrefixThatEndsInsideARecord) {
     const std::vector<std::byte> piped = test::pattern_bytes(12 * 7001, 9);
     test::Feeder pipe(piped);
     std::vector<InputPart> parts = file_parts(dir, {first});
-    parts.push_back(open_input_part("/dev/fd/" + std::to_string(pipe.input().fd)));
+    parts.push_back(open_input_part("/dev/fd/" + std::to_string(pipe.input().fd), "keys"));
     InputSequence input(std::move(parts), kRecords12);
     std::vector<std::byte> prefix(12 * 2000 + 5);
     ASSERT_EQ(input.read(prefix.data(), prefix.size()), prefix.size());
@@ -139,7 +139,7 @@ TEST(SequenceRecords, AStreamAfterAPrefixThatEndsInsideARecord) {
 TEST(SequenceRecords, EmptyInputsHaveNoRecords) {
   test::Feeder empty({});
   std::vector<InputPart> parts;
-  parts.push_back(open_input_part("/dev/fd/" + std::to_string(empty.input().fd)));
+  parts.push_back(open_input_part("/dev/fd/" + std::to_string(empty.input().fd), "keys"));
   InputSequence input(std::move(parts), kRecords12);
   EXPECT_TRUE(input.regular());
   SequenceRecords records(input, kRecords12, 4096);
