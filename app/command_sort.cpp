@@ -243,6 +243,7 @@ int run_sort(const SortOptions& options) {
   // soft limit on open files is raised to the hard one first.
   (void)raise_open_file_limit();
   StatsOutput stats(options.stats);
+  stats.arm_for_signals("sort", RMGSORT_VERSION, report.start);
   report.input_name = validated.input_name;
   report.host_memory_limit = validated.host_memory;
   report.threads = active_threads();

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "io/last_words.hpp"
 
 namespace rmgsort {
 namespace {
@@ -40,6 +41,8 @@ static_assert(std::atomic<std::int64_t>::is_always_lock_free, "the signal handle
 bool g_sigpipe_inherited_ignored = false;
 
 extern "C" void unlink_and_exit(int signal_number) {
+  // First the run's last words (its statistics), whose staged file may have a name to unlink.
+  say_last_words(signal_number);
   restore_stdout_size();
   unlink_registered_paths();
   _exit(128 + signal_number);

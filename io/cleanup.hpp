@@ -37,8 +37,9 @@ void set_stdout_restore_size(std::int64_t size) noexcept;
 // Cuts a remembered regular standard output back to its starting size. Async-signal-safe.
 void restore_stdout_size() noexcept;
 
-// Installs handlers for kCleanupSignals that cut a remembered standard output back, unlink every
-// registered path and then _exit(128 + signal): 130 for SIGINT, 143 for SIGTERM, 131 for SIGQUIT,
+// Installs handlers for kCleanupSignals that leave the run's last words (io/last_words.hpp: its
+// statistics), cut a remembered standard output back, unlink every registered path and then
+// _exit(128 + signal): 130 for SIGINT, 143 for SIGTERM, 131 for SIGQUIT,
 // 142 for SIGALRM, ... A handled signal other than SIGTERM that the process inherited ignored (nohup,
 // `cmd &` in a script) stays ignored. SIGPIPE and SIGXFSZ are
 // ignored instead, so that writing to a closed pipe fails with EPIPE and writing past `ulimit -f`

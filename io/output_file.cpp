@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <climits>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <optional>
 #include <utility>
@@ -301,6 +302,52 @@ void OutputFile::commit() {
   }
   if (stdout_start_size_ >= 0) set_stdout_restore_size(-1);
   committed_ = true;
+}
+
+namespace {
+
+// Copies TEXT and its NUL into BUFFER; false when they do not fit.
+template <std::size_t N>
+bool copy_with_nul(char (&buffer)[N], const std::string& text) {
+  if (text.size() >= N) return false;
+  std::memcpy(buffer, text.c_str(), text.size() + 1);
+  return true;
+}
+
+}  // namespace
+
+std::optional<OutputFile::SignalCommit> OutputFile::signal_commit() const {
+  if (committed_ || fd() < 0) return std::nullopt;
+  SignalCommit recipe;
+  recipe.staging = staging_;
+  recipe.fd = fd();
+  bool fits = true;
+  if (staging_ == Staging::anonymous) {
+    recipe.directory = directory_.get();
+    fits = copy_with_nul(recipe.source, proc_fd_path(unnamed_.get())) && copy_with_nul(recipe.name, name_) &&
+           copy_with_nul(recipe.spare, temporary_name(name_));
+  } else if (staging_ == Staging::named) {
+    fits = copy_with_nul(recipe.from, temp_path_) && copy_with_nul(recipe.to, target_);
+  }
+  if (!fits) return std::nullopt;
+  return recipe;
+}
+
+bool OutputFile::commit_in_signal_handler(const SignalCommit& recipe) noexcept {
+  switch (recipe.staging) {
+    case Staging::in_place: return true;
+    case Staging::named: return rename(recipe.from, recipe.to) == 0;
+    case Staging::anonymous:
+      // As link_into_place(): a new output takes its name directly; an existing one is replaced by
+      // the spare name renamed over it.
+      if (linkat(AT_FDCWD, recipe.source, recipe.directory, recipe.name, AT_SYMLINK_FOLLOW) == 0) return true;
+      if (errno != EEXIST) return false;
+      if (linkat(AT_FDCWD, recipe.source, recipe.directory, recipe.spare, AT_SYMLINK_FOLLOW) != 0) return false;
+      if (renameat(recipe.directory, recipe.spare, recipe.directory, recipe.name) == 0) return true;
+      (void)unlinkat(recipe.directory, recipe.spare, 0);
+      return false;
+  }
+  return false;
 }
 
 }  // namespace rmgsort

@@ -16,6 +16,7 @@
 
 #include <sys/types.h>
 
+#include <optional>
 #include <string>
 
 #include "io/cleanup.hpp"
@@ -67,6 +68,27 @@ class OutputFile {
   [[nodiscard]] bool committed() const { return committed_; }
   // The name for messages: "stdout" for "-", the path otherwise.
   [[nodiscard]] std::string display_name() const { return is_stdout_ ? "stdout" : path_; }
+
+  // What a signal handler needs to write this staged file and give it its name as commit() would,
+  // without allocating or locking (io/last_words.hpp): paths copied into fixed buffers, and a fresh
+  // spare name for replacing an existing output, drawn now.
+  struct SignalCommit {
+    static constexpr std::size_t kPathBytes = kMaxCleanupPathBytes;
+    Staging staging = Staging::in_place;
+    int fd = -1;                   // to write to
+    int directory = -1;            // anonymous: the output's directory
+    char source[32] = {};          // anonymous: "/proc/self/fd/N", the file to link
+    char name[kPathBytes] = {};    // anonymous: the output's name in `directory`
+    char spare[kPathBytes] = {};   // anonymous: a fresh name beside it
+    char from[kPathBytes] = {};    // named: the temporary file
+    char to[kPathBytes] = {};      // named: where it goes
+  };
+  // The recipe for this file, which nothing has written yet or will but a signal handler; nullopt
+  // when a path does not fit its buffer, or the file was written or committed already.
+  [[nodiscard]] std::optional<SignalCommit> signal_commit() const;
+  // Names the file as commit() does, from RECIPE; false when a step failed (nothing is left behind
+  // but what that step left). Async-signal-safe.
+  static bool commit_in_signal_handler(const SignalCommit& recipe) noexcept;
 
   // Closes the descriptor written to: a write error that NFS and some FUSE file systems defer to
   // close() surfaces here, before anything is committed (an anonymous file stays open through a

@@ -1,6 +1,7 @@
 #include "report/stats.hpp"
 
 #include <limits.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -13,6 +14,7 @@
 #include "core/error.hpp"
 #include "io/blocking_io.hpp"
 #include "io/file_identity.hpp"
+#include "io/last_words.hpp"
 
 namespace rmgsort {
 namespace {
@@ -96,7 +98,42 @@ StatsOutput::StatsOutput(const std::string& path) : path_(path) {
   }
 }
 
+StatsOutput::~StatsOutput() { disarm_signals(); }
+
+void StatsOutput::arm_for_signals(std::string_view command, std::string_view version, const RunStart& start) {
+  if (path_.empty() || armed_) return;
+  signal_lines_.clear();
+  for (const int signal_number : kCleanupSignals) {
+    const char* abbreviation = sigabbrev_np(signal_number);
+    const std::string name = abbreviation != nullptr ? std::string("SIG") + abbreviation : std::to_string(signal_number);
+    Json json = stats_header(command, version, start, RunEnd{128 + signal_number, "stopped by signal " + name});
+    json["signal"] = name;
+    signal_lines_.push_back(json_line(json) + '\n');
+  }
+  // A descriptor, or a device or FIFO written in place, gets the words itself; a file, a staged file
+  // of their own, which the handler names over the statistics' path.
+  if (descriptor_ >= 0 || file_->staging() == OutputFile::Staging::in_place) {
+    arm_last_words(descriptor_ >= 0 ? descriptor_ : file_->fd(), signal_lines_);
+    armed_ = true;
+    return;
+  }
+  try {
+    signal_file_.emplace(OutputFile::create(path_));
+  } catch (const Error& e) {
+    rethrow_as_stats_error(e);
+  }
+  armed_ = arm_last_words(*signal_file_, signal_lines_);
+}
+
+void StatsOutput::disarm_signals() noexcept {
+  if (!armed_) return;
+  disarm_last_words();
+  armed_ = false;
+}
+
 void StatsOutput::write_file(const Json& json) {
+  // Written in place, the statistics cannot be taken back: the handlers' words would follow them.
+  if (!file_ || file_->staging() == OutputFile::Staging::in_place) disarm_signals();
   const std::string line = json_line(json) + '\n';
   const auto* bytes = reinterpret_cast<const std::byte*>(line.data());
   if (file_) {
@@ -124,6 +161,8 @@ void StatsOutput::commit() {
   } catch (const Error& e) {
     rethrow_as_stats_error(e);
   }
+  disarm_signals();
+  signal_file_.reset();
 }
 
 void StatsOutput::write_failure(const Json& json) {

@@ -54,6 +54,18 @@ struct RunEnd {
 class StatsOutput {
  public:
   explicit StatsOutput(const std::string& path);
+  // Takes back the words armed for the signal handlers.
+  ~StatsOutput();
+  // The signal handlers hold pointers into it.
+  StatsOutput(const StatsOutput&) = delete;
+  StatsOutput& operator=(const StatsOutput&) = delete;
+
+  // Should a handled signal end the run (io/cleanup.hpp), its statistics are still written where
+  // they go: stats_header(command, version, start) with exit code 128 + the signal, its error
+  // "stopped by signal SIGNAME", and "signal": "SIGNAME" (io/last_words.hpp; into a file, through
+  // a staged file of its own, committed by the handler). Until the run's own statistics are written
+  // (standard output or error, or a device written in place) or committed (a file).
+  void arm_for_signals(std::string_view command, std::string_view version, const RunStart& start);
 
   // Writes `json` (one line) to the temporary file and closes it (a deferred write error surfaces
   // here), or writes it to standard output, which cannot be taken back: call it before committing
@@ -71,8 +83,13 @@ class StatsOutput {
  private:
   void write_file(const Json& json);
 
+  void disarm_signals() noexcept;
+
   std::string path_;
   std::optional<OutputFile> file_;
+  std::vector<std::string> signal_lines_;   // armed: one per kCleanupSignals entry
+  std::optional<OutputFile> signal_file_;   // armed into a file: the handler's own staged file
+  bool armed_ = false;
   int descriptor_ = -1;            // written in place: STDOUT_FILENO ("-") or STDERR_FILENO; -1 for a file
   bool descriptor_written_ = false;  // prepare() or write_failure() began writing there
 };

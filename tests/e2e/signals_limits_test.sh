@@ -165,6 +165,66 @@ signal_case "SIGALRM (timeout -s ALRM) left a temporary output: exit 142, tempor
 signal_case "SIGUSR1 left a temporary output: exit 138, temporary file removed, old output untouched" \
   USR1 138 "${DEFAULT_SIGNALS[@]}" "$RMGSORT"
 
+echo "== --stats of a run that a signal stopped"
+# stats_signal_case DESC SIGNAL STATUS STATS COMMAND...: `rmgsort COMMAND... --stats STATS` reads a FIFO
+# this script feeds (4096 bytes of keys, then nothing) and is stopped by SIGNAL once its temporary
+# output exists: it ends with STATUS, and its statistics (in $dir/stats.json, which held OLD before,
+# or on standard output for STATS "-") say so, as one valid JSON object; nothing else is left.
+stats_signal_case() {
+  local desc=$1 signal=$2 status=$3 stats=$4 dir=$WORK/stats-sig-$RANDOM json
+  shift 4
+  begin "$desc"
+  mkdir -p "$dir"
+  printf 'OLD OUTPUT' >"$dir/out.bin"
+  printf 'OLD' >"$dir/stats.json"
+  mkfifo "$dir/feed"
+  [[ $stats == - ]] || stats=$dir/stats.json
+  "${DEFAULT_SIGNALS[@]}" "$RMGSORT" "$@" -o "$dir/out.bin" -t u32 --stats "$stats" <"$dir/feed" \
+    >"$dir/stdout" 2>"$WORK/stderr" &
+  local pid=$!
+  exec 3>"$dir/feed"
+  head -c 4096 "$IN/u32.bin" >&3
+  if ! wait_for_temp "$dir"; then
+    fail "no temporary output file appeared in $dir"
+    exec 3>&-
+    kill -KILL "$pid" 2>/dev/null
+    wait "$pid"
+    end
+    return
+  fi
+  kill "-$signal" "$pid"
+  wait_or_kill "$pid"
+  exec 3>&-
+  expect_rc "$status"
+  [[ "$(cat "$dir/out.bin")" == "OLD OUTPUT" ]] || fail "the old output changed"
+  if [[ $stats == - ]]; then json=$dir/stdout; else json=$dir/stats.json; fi
+  python3 - "$json" "$status" "SIG$signal" "$1" <<'PY' || fail "statistics: $(head -c 400 "$json")"
+import json, sys
+path, status, signal, command = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+text = open(path).read()
+stats = json.loads(text)  # one object, nothing after it
+assert text.count("\n") == 1 and text.endswith("\n"), "one line"
+assert stats["status"] == "error" and stats["exit_code"] == status, (stats["status"], stats["exit_code"])
+assert stats["error"] == "stopped by signal " + signal and stats["signal"] == signal, stats["error"]
+assert stats["command"] == command and stats["schema"] == 1 and stats["command_line"], stats
+PY
+  expect_no_temp "$dir"
+  local left
+  left=$(files_in "$dir")
+  [[ $left == "feed out.bin stats.json stdout " ]] || fail "unexpected files in $dir: $left"
+  end
+}
+
+stats_signal_case "sort --stats FILE, SIGTERM: exit 143, the file replaced by statistics saying so" \
+  TERM 143 file sort
+stats_signal_case "sort --stats FILE, SIGINT: exit 130, the file replaced by statistics saying so" \
+  INT 130 file sort
+stats_signal_case "sort --stats FILE, SIGHUP: exit 129, the file replaced by statistics saying so" \
+  HUP 129 file sort
+stats_signal_case "sort --stats -, SIGTERM: exit 143, the statistics on standard output" TERM 143 - sort
+stats_signal_case "merge --stats FILE, SIGTERM: exit 143, the file replaced by statistics saying so" \
+  TERM 143 file merge -
+
 echo "== a signal while the keys go to a regular standard output"
 begin "SIGTERM left a regular stdout grown by the preallocation: exit 143, the file holds OLD again"
 dir=$WORK/sig-stdout
