@@ -99,6 +99,22 @@ echo "== SIGHUP and SIGINT ignored by whoever started the run"
 # Each case runs rmgsort on a FIFO this script feeds: 4096 bytes, then (once the temporary output
 # exists) the signal, then the rest of the keys.
 
+# feed_until_temp DIR PID: opens DIR/feed as descriptor 3, writes the first 4096 bytes of the keys
+# into it and waits until PID's temporary output exists in DIR. If it never does, fails the case,
+# kills PID, ends the case and returns 1.
+feed_until_temp() {
+  local dir=$1 pid=$2
+  exec 3>"$dir/feed"
+  head -c 4096 "$IN/u32.bin" >&3
+  wait_for_temp "$dir" "$pid" && return 0
+  fail "no temporary output file appeared in $dir"
+  exec 3>&-
+  kill -KILL "$pid" 2>/dev/null
+  wait "$pid"
+  end
+  return 1
+}
+
 # signal_case DESC SIGNAL STATUS LAUNCH...: LAUNCH... (a command line ending in rmgsort's, run with
 # the FIFO as standard input) sorts the keys of u32.bin; SIGNAL arrives while it waits for more.
 # STATUS 0: the run ignores it and completes correctly; otherwise it ends with STATUS, the old
@@ -112,16 +128,7 @@ signal_case() {
   mkfifo "$dir/feed"
   "$@" sort -o "$dir/out.bin" -t u32 <"$dir/feed" >/dev/null 2>"$WORK/stderr" &
   local pid=$!
-  exec 3>"$dir/feed"
-  head -c 4096 "$IN/u32.bin" >&3
-  if ! wait_for_temp "$dir"; then
-    fail "no temporary output file appeared in $dir"
-    exec 3>&-
-    kill -KILL "$pid" 2>/dev/null
-    wait "$pid"
-    end
-    return
-  fi
+  feed_until_temp "$dir" "$pid" || return
   kill "-$signal" "$pid"
   if [[ $status -eq 0 ]]; then
     sleep 0.3
@@ -182,16 +189,7 @@ stats_signal_case() {
   "${DEFAULT_SIGNALS[@]}" "$RMGSORT" "$@" -o "$dir/out.bin" -t u32 --stats "$stats" <"$dir/feed" \
     >"$dir/stdout" 2>"$WORK/stderr" &
   local pid=$!
-  exec 3>"$dir/feed"
-  head -c 4096 "$IN/u32.bin" >&3
-  if ! wait_for_temp "$dir"; then
-    fail "no temporary output file appeared in $dir"
-    exec 3>&-
-    kill -KILL "$pid" 2>/dev/null
-    wait "$pid"
-    end
-    return
-  fi
+  feed_until_temp "$dir" "$pid" || return
   kill "-$signal" "$pid"
   wait_or_kill "$pid"
   exec 3>&-

@@ -47,26 +47,20 @@ int staged_file_after_signal(const std::string& path, bool named, int signal_num
   });
 }
 
-TEST(LastWords, ASignalNamesTheStagedFileWithItsLineOverAnExistingFile) {
-  for (const bool named : {false, true}) {
-    test::TempDir dir(test::disk_directory());
-    test::write_plain_file(dir.file("stats.json"), test::pattern_bytes(10));
-    const int status = staged_file_after_signal(dir.file("stats.json"), named, SIGTERM);
-    ASSERT_TRUE(WIFEXITED(status)) << status;
-    EXPECT_EQ(WEXITSTATUS(status), 143);
-    EXPECT_EQ(text_of(dir.file("stats.json")), "stopped by " + std::to_string(SIGTERM) + "\n") << named;
-    EXPECT_EQ(test::directory_entries(dir.path()), std::vector<std::string>{"stats.json"}) << named;
-  }
-}
-
-TEST(LastWords, ASignalGivesANewFileItsName) {
-  for (const bool named : {false, true}) {
-    test::TempDir dir(test::disk_directory());
-    const int status = staged_file_after_signal(dir.file("new.json"), named, SIGHUP);
-    ASSERT_TRUE(WIFEXITED(status)) << status;
-    EXPECT_EQ(WEXITSTATUS(status), 129);
-    EXPECT_EQ(text_of(dir.file("new.json")), "stopped by " + std::to_string(SIGHUP) + "\n") << named;
-    EXPECT_EQ(test::directory_entries(dir.path()), std::vector<std::string>{"new.json"}) << named;
+// Over an existing file (SIGTERM) and as a new one (SIGHUP), anonymous and named.
+TEST(LastWords, ASignalNamesTheStagedFileWithItsLine) {
+  for (const bool existing : {true, false}) {
+    for (const bool named : {false, true}) {
+      SCOPED_TRACE(std::string(existing ? "existing" : "new") + (named ? ", named" : ", anonymous"));
+      const int signal_number = existing ? SIGTERM : SIGHUP;
+      test::TempDir dir(test::disk_directory());
+      if (existing) test::write_plain_file(dir.file("stats.json"), test::pattern_bytes(10));
+      const int status = staged_file_after_signal(dir.file("stats.json"), named, signal_number);
+      ASSERT_TRUE(WIFEXITED(status)) << status;
+      EXPECT_EQ(WEXITSTATUS(status), 128 + signal_number);
+      EXPECT_EQ(text_of(dir.file("stats.json")), "stopped by " + std::to_string(signal_number) + "\n");
+      EXPECT_EQ(test::directory_entries(dir.path()), std::vector<std::string>{"stats.json"});
+    }
   }
 }
 
