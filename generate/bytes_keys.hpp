@@ -9,8 +9,10 @@
 //                  big-endian in the first W bytes; zero bytes after
 //   zipf:S         rank r in [1, 2^(8W) - 1], P(r) ~ r^-S, as an N-byte big-endian number (the
 //                  rank in the last W bytes, zero bytes before)
-//   bits:B         the N-byte big-endian number whose low B bits are random (B <= 8N, at most 64):
-//                  the draw's top 8W bits, of which the low B are kept, as for number keys
+//   bits:B         the N-byte big-endian number whose low B bits are random (B <= 8N): up to 64,
+//                  the draw's top 8W bits, of which the low B are kept, as for number keys; above
+//                  64, the first draw in the last 8 bytes (the key bits:64 gives) and the B - 64
+//                  bits above them from further draws (put_uniform_bytes, the top byte masked)
 //   sorted         the grid index of the stratified sample (generate/uniform_grid.hpp) big-endian in
 //   reverse,       the first W bytes, zero bytes after: non-decreasing (non-increasing) in memcmp
 //   nearly-sorted  order across any chunking, with no sort
@@ -78,6 +80,22 @@ inline void put_special_bytes(std::byte* out, std::size_t nbytes, const SpecialB
   out[0] = special.first;
 }
 
+// bits:B above 64 for bytes:SIZE keys (SIZE > 8): key i's last 8 bytes are the draw bits:64 puts
+// there, the B - 64 bits above them are further draws' bytes, the highest byte masked to its bits.
+inline auto wide_bits_key(std::uint64_t stream, std::size_t size, unsigned bits) {
+  const std::size_t high_bytes = (bits - 64 + 7) / 8;
+  const auto top_mask = std::byte((bits - 64) % 8 == 0 ? 0xff : (1u << ((bits - 64) % 8)) - 1);
+  return [stream, size, high_bytes, top_mask](std::uint64_t i, std::byte* key) {
+    KeyRandom random(stream, i);
+    const std::uint64_t low = random.next();
+    std::memset(key, 0, size);
+    put_big_endian(key + size - 8, low, 8);
+    std::byte* high = key + size - 8 - high_bytes;
+    put_uniform_bytes(high, high_bytes, random);
+    high[0] &= top_mask;
+  };
+}
+
 // Calls run(key_at), key_at(i, key) writing key i of the data set of TOTAL_COUNT bytes:KEY_SIZE keys
 // that DIST and SEED define to key[0, KEY_SIZE); key_at lives as long as the call. DIST must have
 // passed validate_distribution() for bytes:KEY_SIZE.
@@ -114,6 +132,7 @@ void visit_bytes_keys(const Distribution& dist, std::size_t key_size, std::uint6
       });
     }
     case Kind::bits: {
+      if (dist.bits > 64) return run(wide_bits_key(stream, size, dist.bits));
       // As for number keys: the draw's top 8W bits, of which the low B are kept.
       const std::uint64_t mask = dist.bits >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << dist.bits) - 1;
       return run([stream, size, number_bytes, mask](std::uint64_t i, std::byte* key) {

@@ -7,6 +7,7 @@
 #include <system_error>
 
 #include "core/error.hpp"
+#include "core/key_type.hpp"
 
 namespace rmgsort {
 namespace {
@@ -61,10 +62,12 @@ unsigned parse_bit_count(std::string_view text, std::string_view parameter) {
   if (parameter.empty() || stop != end ||
       (error != std::errc{} && error != std::errc::result_out_of_range))
     throw Error("invalid bit count " + quoted(parameter) + " in " + quoted(text) +
-                " (expected an integer B with 0 <= B <= 64, e.g. bits:20)");
-  if (error == std::errc::result_out_of_range || bits > 64)
-    throw Error("bit count " + quoted(parameter) + " in " + quoted(text) +
-                " is out of range (expected 0 <= B <= 64)");
+                " (expected an integer B with 0 <= B <= the key's width in bits, e.g. bits:20)");
+  // The widest key: bytes:32 (whether B fits the key type is validate_distribution()'s to say).
+  constexpr unsigned kMostBits = 8 * kMaxBytesKey;
+  if (error == std::errc::result_out_of_range || bits > kMostBits)
+    throw Error("bit count " + quoted(parameter) + " in " + quoted(text) + " is out of range (expected 0 <= B <= " +
+                std::to_string(kMostBits) + ", at most the key's width in bits)");
   return bits;
 }
 

@@ -27,13 +27,13 @@ namespace {
 
 using testing::layout_name;
 
-// Every distribution that can make keys of KEY (bits:B up to the key's width, at most 64).
+// Every distribution that can make keys of KEY (bits:B up to the key's width).
 std::vector<Distribution> distributions_for(const KeySpec& key) {
   std::vector<Distribution> all;
   for (const char* text : {"uniform", "normal", "zipf:0", "zipf:1", "zipf:1.5", "bits:0", "bits:5", "sorted", "reverse",
                            "nearly-sorted", "zero", "special"})
     all.push_back(parse_distribution(text));
-  all.push_back(parse_distribution("bits:" + std::to_string(std::min<std::size_t>(8 * key.width, 64))));
+  all.push_back(parse_distribution("bits:" + std::to_string(8 * key.width)));
   return all;
 }
 
@@ -293,6 +293,24 @@ TEST(GenerateBytesKeys, UniformZeroZipfBitsAndSpecial) {
     const auto few_bits = generate_in_one_call(layout, n, parse_distribution("bits:" + std::to_string(bits)), 11);
     for (std::uint64_t i = 0; i < n; ++i)
       ASSERT_EQ(big_endian(key_of(layout, few_bits, i) + width - number_bytes, number_bytes) >> bits, 0u) << i;
+
+    // bits:B above 64 (keys of more than 8 bytes): the last 8 bytes are bits:64's, the B - 64 bits
+    // above them random (the highest of them set in some key), every bit above B zero.
+    if (width > 8) {
+      const unsigned wide = unsigned(8 * width) - 3;
+      const auto wide_bits = generate_in_one_call(layout, n, parse_distribution("bits:" + std::to_string(wide)), 11);
+      const auto bits_64 = generate_in_one_call(layout, n, parse_distribution("bits:64"), 11);
+      bool top_bit_set = false;
+      for (std::uint64_t i = 0; i < n; ++i) {
+        const std::byte* key = key_of(layout, wide_bits, i);
+        ASSERT_EQ(std::memcmp(key + width - 8, key_of(layout, bits_64, i) + width - 8, 8), 0) << i;
+        ASSERT_EQ(std::to_integer<unsigned>(key[0]) >> 5, 0u) << i;  // bits 8 * width - 3 and up
+        top_bit_set |= (std::to_integer<unsigned>(key[0]) >> 4) != 0;  // bit wide - 1
+      }
+      EXPECT_TRUE(top_bit_set);
+      EXPECT_THROW((void)generate_in_one_call(layout, 1, parse_distribution("bits:" + std::to_string(8 * width + 1)), 11),
+                   Error);
+    }
 
     // special: every special key, and uniform keys besides.
     const auto special = generate_in_one_call(layout, n, parse_distribution("special"), 11);

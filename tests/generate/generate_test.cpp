@@ -141,7 +141,7 @@ TEST(ParseDistribution, RejectsBadParametersPrecisely) {
   EXPECT_TRUE(contains(expect_error("bits:"), "invalid bit count ''"));
   EXPECT_TRUE(contains(expect_error("bits:-1"), "invalid bit count '-1'"));
   EXPECT_TRUE(contains(expect_error("bits:1.5"), "invalid bit count '1.5'"));
-  EXPECT_TRUE(contains(expect_error("bits:65"), "out of range"));
+  EXPECT_TRUE(contains(expect_error("bits:257"), "out of range"));  // bytes:32 keys have 256 bits
   EXPECT_TRUE(contains(expect_error("bits:99999999999999999999"), "out of range"));
   EXPECT_TRUE(contains(expect_error("uniform:3"), "takes no parameter"));
   EXPECT_TRUE(contains(expect_error("sorted:"), "takes no parameter"));
