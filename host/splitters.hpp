@@ -31,8 +31,20 @@ class Splitters {
   static Splitters evenly(std::size_t rounds, Bits lowest, Bits highest);
 
   [[nodiscard]] std::size_t rounds() const { return bounds_.size() + 1; }
+  // The bounds at or below `value` (std::upper_bound's index), by halving a window with a
+  // conditional move at each step rather than a branch: spread keys would mispredict one at random
+  // at every level, and the spill pass asks twice per record (count, scatter).
   [[nodiscard]] std::size_t round_of(Bits value) const {
-    return std::size_t(std::upper_bound(bounds_.begin(), bounds_.end(), value) - bounds_.begin());
+    const Bits* const first = bounds_.data();
+    std::size_t n = bounds_.size();
+    if (n == 0) return 0;
+    const Bits* base = first;
+    while (n > 1) {
+      const std::size_t half = n / 2;
+      base = base[half] <= value ? base + half : base;  // [base, base + n) still holds the last bound <= value, if any
+      n -= half;
+    }
+    return std::size_t(base - first) + std::size_t(*base <= value);
   }
   [[nodiscard]] const std::vector<Bits>& bounds() const { return bounds_; }
 

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <random>
@@ -119,6 +120,27 @@ TYPED_TEST(SplittersTest, OneRoundAskedForGivesOne) {
   using Bits = TypeParam;
   std::vector<Bits> sample{1, 2, 3};
   EXPECT_EQ(Splitters<Bits>::from_sample(sample, 1, 0, 3).rounds(), 1u);
+}
+
+// round_of is upper_bound over the bounds, for every count of bounds from 0 to 40 (odd, even, powers
+// of two) and values below, at, between and above them, the type's extremes included.
+TYPED_TEST(SplittersTest, RoundOfCountsTheBoundsAtOrBelowTheValue) {
+  using Bits = TypeParam;
+  constexpr Bits kMax = std::numeric_limits<Bits>::max();
+  for (std::size_t rounds = 1; rounds <= 41; ++rounds) {
+    const Splitters<Bits> splitters = Splitters<Bits>::evenly(rounds, 0, kMax);
+    const std::vector<Bits>& bounds = splitters.bounds();
+    std::vector<Bits> values{0, 1, kMax, Bits(kMax - 1)};
+    for (const Bits bound : bounds) {
+      values.push_back(bound);
+      values.push_back(Bits(bound - 1));
+      values.push_back(Bits(bound + 1));
+    }
+    for (const Bits value : values) {
+      const auto expected = std::size_t(std::upper_bound(bounds.begin(), bounds.end(), value) - bounds.begin());
+      EXPECT_EQ(splitters.round_of(value), expected) << bounds.size() << " bounds, value " << value;
+    }
+  }
 }
 
 }  // namespace
