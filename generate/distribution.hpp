@@ -15,8 +15,8 @@ struct Distribution {
   Kind kind = Kind::uniform;
   // zipf only: the exponent S of P(rank r) ~ r^-S; finite and >= 0 (0 is uniform over the ranks).
   double zipf_exponent = 0;
-  // bits only: how many least significant bits are random, 0..256 (bytes:32). Whether it fits the key type is
-  // checked by validate_distribution() (generate/generate.hpp), which knows the type.
+  // bits only: how many least significant bits are random, 0..256 (bytes:32). Whether it fits the
+  // key type is checked by validate_distribution() (generate/generate.hpp), which knows the type.
   unsigned bits = 0;
 
   friend bool operator==(const Distribution&, const Distribution&) = default;

@@ -25,13 +25,15 @@ static_assert(std::atomic<int>::is_always_lock_free, "the signal handler needs l
 
 Words g_words;
 
-void arm(const std::vector<std::string>& lines) {
+// Fills the words and arms them. Only the caller arms (the handlers act on armed words alone), so
+// the words may be filled while the state is idle.
+void arm(int descriptor, const OutputFile::SignalCommit* file, const std::vector<std::string>& lines) {
   RMGSORT_EXPECTS(lines.size() == std::size(kCleanupSignals), "arm_last_words: a line for every handled signal");
-  int idle = kIdle;
+  RMGSORT_EXPECTS(g_words.state.load(std::memory_order_relaxed) == kIdle, "arm_last_words: one set of words at a time");
+  g_words.descriptor = descriptor;
+  if (file != nullptr) g_words.file = *file;
   g_words.lines = lines.data();
-  // Release: a handler that sees `armed` sees the words.
-  RMGSORT_EXPECTS(g_words.state.compare_exchange_strong(idle, kArmed, std::memory_order_release),
-                  "arm_last_words: one set of words at a time");
+  g_words.state.store(kArmed, std::memory_order_release);  // a handler that sees `armed` sees the words
 }
 
 bool write_whole(int fd, const char* data, std::size_t size, off_t at, bool positioned) noexcept {
@@ -51,16 +53,11 @@ bool write_whole(int fd, const char* data, std::size_t size, off_t at, bool posi
 bool arm_last_words(const OutputFile& file, const std::vector<std::string>& lines) {
   const std::optional<OutputFile::SignalCommit> recipe = file.signal_commit();
   if (!recipe) return false;
-  g_words.descriptor = -1;
-  g_words.file = *recipe;
-  arm(lines);
+  arm(-1, &*recipe, lines);
   return true;
 }
 
-void arm_last_words(int descriptor, const std::vector<std::string>& lines) {
-  g_words.descriptor = descriptor;
-  arm(lines);
-}
+void arm_last_words(int descriptor, const std::vector<std::string>& lines) { arm(descriptor, nullptr, lines); }
 
 void disarm_last_words() noexcept {
   int armed = kArmed;

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "core/error.hpp"
+#include "sort/chunk_size.hpp"
 
 namespace rmgsort {
 namespace {
@@ -22,10 +23,6 @@ constexpr std::uint64_t kChunksPerSource = 4;
 constexpr std::size_t kFilesPerSource = 3;
 constexpr std::size_t kOtherFiles = 64;
 
-std::uint64_t round_up_4096(std::uint64_t bytes) { return (bytes + 4095) / 4096 * 4096; }
-
-std::uint64_t smallest_chunk(std::size_t stride) { return std::max(kMinChunkBytes, round_up_4096(stride)); }
-
 // The host memory left to the sources besides the two output buffers.
 std::uint64_t memory_for_sources(const MergePlan& plan) {
   const std::uint64_t outputs = 2 * plan.output_buffer_bytes;
@@ -40,8 +37,8 @@ MergePlan plan_merge(std::uint64_t host_memory, std::size_t stride, std::size_t 
   plan.open_file_limit = open_files;
   plan.output_buffer_bytes = std::clamp(host_memory / 8, kMinOutputBytes, kMaxOutputBytes);
   const std::uint64_t for_sources = memory_for_sources(plan);
-  plan.fan_in_by_memory =
-      std::size_t(std::max<std::uint64_t>(2, for_sources / (kChunksPerSource * smallest_chunk(stride))));
+  const std::uint64_t least_per_source = kChunksPerSource * smallest_chunk(kMinChunkBytes, stride);
+  plan.fan_in_by_memory = std::size_t(std::max<std::uint64_t>(2, for_sources / least_per_source));
   const std::size_t files_for_sources = open_files > kOtherFiles ? open_files - kOtherFiles : 0;
   plan.fan_in_by_open_files = std::max<std::size_t>(2, files_for_sources / kFilesPerSource);
   plan.fan_in = std::min(plan.fan_in_by_memory, plan.fan_in_by_open_files);
@@ -51,8 +48,8 @@ MergePlan plan_merge(std::uint64_t host_memory, std::size_t stride, std::size_t 
 
 std::size_t merge_chunk_bytes(const MergePlan& plan, std::size_t sources, std::size_t stride) {
   const std::uint64_t per_source = memory_for_sources(plan) / std::max<std::size_t>(sources, 1);
-  const std::uint64_t share = per_source / kChunksPerSource / 4096 * 4096;
-  return std::size_t(std::max(std::min(share, kMaxChunkBytes), smallest_chunk(stride)));
+  const std::uint64_t share = per_source / kChunksPerSource / kChunkAlignment * kChunkAlignment;
+  return std::size_t(std::max(std::min(share, kMaxChunkBytes), smallest_chunk(kMinChunkBytes, stride)));
 }
 
 std::vector<std::size_t> merge_pass_groups(std::size_t sources, std::size_t fan_in) {

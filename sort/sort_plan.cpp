@@ -5,22 +5,22 @@
 
 #include "report/size_parse.hpp"
 #include "core/error.hpp"
+#include "sort/chunk_size.hpp"
 #include "sort/cpu_engine.hpp"
 
 namespace rmgsort {
 namespace {
 
-// The spill path's largest chunk (its chunks are a sixteenth of --host-memory, at least 4 KiB).
+// The spill path's largest chunk (its chunks are a sixteenth of --host-memory, at least 4 KiB and a
+// record: sort/chunk_size.hpp).
 constexpr std::size_t kMaxSpillChunkBytes = std::size_t{64} << 20;
 constexpr std::size_t kMinSpillChunkBytes = 4096;
-constexpr std::size_t kSpillChunkAlignment = 4096;  // whole pages
 // spill_sort's chunks held at once, at most (sort/spill_sort.hpp).
 constexpr std::uint64_t kSpillChunksHeld = 5;
 
-// The least a spill chunk may be for records of `width` bytes as spilled: it holds one at least.
+// The least a spill chunk may be for records of `width` bytes as spilled.
 std::size_t smallest_spill_chunk(std::size_t width) {
-  const std::size_t one_record = (width + kSpillChunkAlignment - 1) / kSpillChunkAlignment * kSpillChunkAlignment;
-  return std::max(kMinSpillChunkBytes, one_record);
+  return std::size_t(smallest_chunk(kMinSpillChunkBytes, width));
 }
 
 // The spill chunks for --host-memory H and records of `width` bytes as spilled: H / 16 in whole
@@ -29,11 +29,11 @@ std::size_t smallest_spill_chunk(std::size_t width) {
 // sort that fails where less planned one.
 std::size_t spill_chunk_bytes(std::uint64_t host_memory, std::size_t width, std::uint64_t one_round) {
   const std::size_t smallest = smallest_spill_chunk(width);
-  const std::size_t sixteenth = std::size_t(host_memory / 16) / kSpillChunkAlignment * kSpillChunkAlignment;
+  const std::size_t sixteenth = std::size_t(host_memory / 16 / kChunkAlignment * kChunkAlignment);
   std::size_t chunk = std::clamp<std::size_t>(sixteenth, smallest, std::max(kMaxSpillChunkBytes, smallest));
   if (kSpillChunksHeld * chunk + one_round > host_memory && host_memory > one_round) {
     const std::uint64_t room = (host_memory - one_round) / kSpillChunksHeld;
-    chunk = std::max(smallest, std::size_t(room / kSpillChunkAlignment * kSpillChunkAlignment));
+    chunk = std::max(smallest, std::size_t(room / kChunkAlignment * kChunkAlignment));
   }
   return chunk;
 }
