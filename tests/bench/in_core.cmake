@@ -21,7 +21,7 @@ endif()
 
 # Keys larger than the GPUs, host memory to host memory through the rounds (scripts/bench_rounds.sh).
 if(RMGSORT_WITH_CUDA)
-  add_executable(rounds_bench ${CMAKE_CURRENT_LIST_DIR}/rounds_bench.cu)
+  add_executable(rounds_bench ${CMAKE_CURRENT_LIST_DIR}/rounds_bench.cu ${CMAKE_CURRENT_LIST_DIR}/rounds_on_gpus_bench.cu)
   target_link_libraries(rounds_bench PRIVATE rmgsort::sort rmgsort::gpu rmgsort::host rmgsort::io rmgsort::report
                                              rmgsort::generate)
 endif()

@@ -14,8 +14,14 @@
 // two sorters of half of it each, alternate rounds, one's copy back beside the other's copy in (what
 // `rmgsort sort` does for bare keys in rounds); "both" (the default), 1 then 2, and their ratio.
 //
+// --partition gpu measures the rounds sorted on the GPUs alone instead (gpu/rounds_on_gpus.hpp: a
+// partition trip and a rounds trip over PCIe, no CPU pass): --gpu-memory is then each GPU's budget,
+// and the keys and the scratch are page-locked once, before the timed runs, as a caller sorting in
+// memory it keeps would have them; the page-locking and its release are timed apart and shown added
+// to the best run. --partition both measures the CPU partition's pipeline first, then the GPUs'.
+//
 //   rounds_bench [--type u64|u32|i32|i64|f32|f64] [--count N] [--gpus all|0,1] [--gpu-memory SIZE]
-//                [--repeats R] [--dist DIST] [--seed S] [--sorters 1|2|both]
+//                [--repeats R] [--dist DIST] [--seed S] [--sorters 1|2|both] [--partition cpu|gpu|both]
 //
 // N takes k, M, G (powers of 1000). Prints a markdown table, then one "RESULT key=value ..." line
 // per run. Exit status: 0, 1 if the output was wrong, 2 on a usage or setup error.
@@ -49,6 +55,7 @@
 #include "report/stopwatch.hpp"
 #include "sort/gpu_engine.hpp"
 #include "sort/rounds_sort.hpp"
+#include "tests/bench/rounds_on_gpus_bench.hpp"
 
 namespace rmgsort {
 namespace {
@@ -62,6 +69,8 @@ struct Options {
   std::string dist = "uniform";
   std::uint64_t seed = 1;
   std::vector<RoundSorting> sortings = {RoundSorting::one_at_a_time, RoundSorting::overlapped};
+  bool cpu_partition = true;
+  bool gpu_partition = false;
 };
 
 Options parse_options(int argc, char** argv) {
@@ -91,15 +100,15 @@ Options parse_options(int argc, char** argv) {
       else if (v == "both") o.sortings = {RoundSorting::one_at_a_time, RoundSorting::overlapped};
       else throw Error("--sorters " + v + ": 1, 2 or both");
     }
+    else if (arg == "--partition") {
+      const std::string v = value();
+      if (v != "cpu" && v != "gpu" && v != "both") throw Error("--partition " + v + ": cpu, gpu or both");
+      o.cpu_partition = v != "gpu";
+      o.gpu_partition = v != "cpu";
+    }
     else throw Error("unknown option " + arg);
   }
   return o;
-}
-
-void parallel_copy(std::byte* to, const std::byte* from, std::uint64_t bytes) {
-  tbb::parallel_for(tbb::blocked_range<std::uint64_t>(0, bytes, 64 << 20), [&](const auto& r) {
-    std::memcpy(to + r.begin(), from + r.begin(), r.size());
-  });
 }
 
 // The host copy bound: GB/s of a copy of `bytes` between two populated buffers on every core.
@@ -232,7 +241,7 @@ int run(int argc, char** argv) {
   Progress progress(ProgressMode::never);
   std::vector<double> sort_seconds, walls;
   bool all_ok = true;
-  for (const RoundSorting sorting : o.sortings) {
+  for (const RoundSorting sorting : o.cpu_partition ? o.sortings : std::vector<RoundSorting>{}) {
     std::string why_not;
     std::unique_ptr<SortEngine> engine = gpu_engine_chooser(o.gpus, o.gpu_memory)(
         RecordLayout::bare_key(o.type), PositionSource::none, o.count, sorting, why_not);
@@ -260,6 +269,10 @@ int run(int argc, char** argv) {
     all_ok = all_ok && ok;
     sort_seconds.push_back(best->outcome.times.sort);
     walls.push_back(best->wall);
+  }
+  if (o.gpu_partition) {
+    const RoundsOnGpusBenchOptions gpu_options{o.type, o.count, o.gpus, o.gpu_memory, o.repeats};
+    all_ok = bench_rounds_on_gpus(gpu_options, original, pcie.both) && all_ok;
   }
   std::printf("RESULT floors host_copy_gbps=%.2f pcie_in_gbps=%.2f pcie_out_gbps=%.2f pcie_both_gbps=%.2f\n", host_gbps,
               pcie.in, pcie.out, pcie.both);

@@ -1,0 +1,231 @@
+// RoundsOnGpus (gpu/rounds_on_gpus.hpp) against the encoded bits sorted on the CPU (decode(sort(encode
+// (x)))): the same bit patterns in the same order, NaN payloads and ±0 included. On a GPU host (label
+// "gpu"; exits 77 where there is no CUDA device): every key type x both orders x sizes (0, 1, 7, fewer
+// keys than GPUs, one chunk, many chunks and rounds) x every GPU count the machine has (up to 4),
+// uniform, edge values (generate's "special": extremes, ±0, NaNs, infinities) and skewed keys; then
+// rounds heard in order, a digit heavier than a round (refused, keys untouched), page-locked and
+// pageable memory, and a failing hand-off (thrown; the sorter sorts again afterwards).
+#include "gpu/rounds_on_gpus.hpp"
+
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "core/key_order.hpp"
+#include "gpu/devices.hpp"
+#include "gpu/digit_rounds.hpp"
+#include "tests/generate/generated_keys.hpp"
+#include "tests/gpu/gpu_test_main.hpp"
+
+namespace rmgsort {
+namespace {
+
+constexpr int kMostGpus = 4;
+// Small rounds, so that a few hundred thousand keys make many chunks and rounds.
+constexpr std::uint64_t kRoundKeys = std::uint64_t{1} << 16;
+
+std::vector<int> first_gpus(int g) {
+  std::vector<int> gpus(static_cast<std::size_t>(g));
+  std::iota(gpus.begin(), gpus.end(), 0);
+  return gpus;
+}
+int gpus_present() { return std::min(cuda_device_count(), kMostGpus); }
+
+template <class T>
+std::vector<T> reference(std::vector<T> keys, SortOrder order) {
+  using Bits = RadixBits<T>;
+  std::vector<Bits> bits(keys.size());
+  const auto sorted_as = [&]<SortOrder kOrder>() {
+    for (std::size_t i = 0; i < keys.size(); ++i) bits[i] = KeyOrder<T, kOrder>::encode(keys[i]);
+    std::sort(bits.begin(), bits.end());
+    for (std::size_t i = 0; i < keys.size(); ++i) keys[i] = KeyOrder<T, kOrder>::decode(bits[i]);
+  };
+  if (order == SortOrder::ascending) {
+    sorted_as.template operator()<SortOrder::ascending>();
+  } else {
+    sorted_as.template operator()<SortOrder::descending>();
+  }
+  return keys;
+}
+
+// Whether one top digit (kRoundDigitBits of the encoded key) holds more keys than a round.
+template <class T>
+bool has_heavy_digit(const std::vector<T>& keys, SortOrder order, std::uint64_t round_keys) {
+  std::vector<std::uint64_t> counts(kRoundDigits, 0);
+  constexpr int kShift = 8 * int(sizeof(T)) - kRoundDigitBits;
+  for (const T key : keys)
+    ++counts[order == SortOrder::ascending ? KeyOrder<T, SortOrder::ascending>::encode(key) >> kShift
+                                           : KeyOrder<T, SortOrder::descending>::encode(key) >> kShift];
+  return *std::max_element(counts.begin(), counts.end()) > round_keys;
+}
+
+template <class T>
+bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
+}
+
+template <class T>
+class RoundsOnGpusTest : public ::testing::Test {};
+using KeyTypes = ::testing::Types<std::uint32_t, std::uint64_t, std::int32_t, std::int64_t, float, double>;
+TYPED_TEST_SUITE(RoundsOnGpusTest, KeyTypes);
+
+TYPED_TEST(RoundsOnGpusTest, EverySizeOrderDistributionAndGpuCountSortsLikeTheCpu) {
+  using T = TypeParam;
+  const KeyType type = KeyTypeOf<T>::value;
+  for (int g = 1; g <= gpus_present(); ++g) {
+    RoundsOnGpus sorter(first_gpus(g), type, kRoundKeys);
+    std::uint64_t seed = 1;
+    int sorted = 0, refused = 0;
+    for (const char* distribution : {"uniform", "special", "zipf:0.5"}) {
+      for (const std::uint64_t count : {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{7}, std::uint64_t(g) - 1,
+                                        kRoundKeys - 1, 5 * kRoundKeys + 3, 40 * kRoundKeys + 17}) {
+        for (const SortOrder order : {SortOrder::ascending, SortOrder::descending}) {
+          SCOPED_TRACE(std::string(distribution) + ", " + std::to_string(count) + " keys, " + std::to_string(g) +
+                       " GPUs, " + (order == SortOrder::ascending ? "ascending" : "descending"));
+          std::vector<T> keys = testing::generated_keys<T>(distribution, count, seed++);
+          const std::vector<T> expected = reference(keys, order);
+          std::vector<T> scratch(count);
+          const auto report = sorter.sort(reinterpret_cast<std::byte*>(keys.data()),
+                                          reinterpret_cast<std::byte*>(scratch.data()), count, order);
+          // Refused exactly when a digit is heavier than a round, with the keys untouched.
+          ASSERT_EQ(!report, has_heavy_digit(expected, order, kRoundKeys));
+          if (!report) {
+            ASSERT_TRUE(same_bits(keys, testing::generated_keys<T>(distribution, count, seed - 1)));
+            ++refused;
+            continue;
+          }
+          ++sorted;
+          ASSERT_TRUE(same_bits(keys, expected));
+          EXPECT_LE(report->largest_round, kRoundKeys);
+          if (count > kRoundKeys) {
+            EXPECT_GE(report->rounds, (count + kRoundKeys - 1) / kRoundKeys);
+          }
+        }
+      }
+    }
+    // Both outcomes were seen: the large "special" and zipf inputs have heavy digits.
+    EXPECT_GT(sorted, 30);
+    EXPECT_GT(refused, 0);
+  }
+}
+
+TYPED_TEST(RoundsOnGpusTest, RoundsAreHeardInOrderAndCoverTheKeys) {
+  using T = TypeParam;
+  const int g = gpus_present();
+  RoundsOnGpus sorter(first_gpus(g), KeyTypeOf<T>::value, kRoundKeys);
+  const std::uint64_t count = 30 * kRoundKeys + 5;
+  std::vector<T> keys = testing::generated_keys<T>("uniform", count, 3);
+  const std::vector<T> expected = reference(keys, SortOrder::descending);
+  std::vector<T> scratch(count);
+  std::uint64_t next = 0;
+  const auto report = sorter.sort(reinterpret_cast<std::byte*>(keys.data()), reinterpret_cast<std::byte*>(scratch.data()),
+                                  count, SortOrder::descending, [&](std::uint64_t first, std::uint64_t n) {
+                                    ASSERT_EQ(first, next);
+                                    ASSERT_GT(n, 0u);
+                                    // Final when heard: the round's keys are the expected ones now.
+                                    ASSERT_EQ(std::memcmp(keys.data() + first, expected.data() + first, n * sizeof(T)), 0);
+                                    next += n;
+                                  });
+  ASSERT_TRUE(report.has_value());
+  EXPECT_EQ(next, count);
+  EXPECT_EQ(report->rounds % std::uint64_t(g), 0u);  // uniform keys: equal rounds, a multiple of the GPUs
+  EXPECT_TRUE(same_bits(keys, expected));
+}
+
+TYPED_TEST(RoundsOnGpusTest, ADigitHeavierThanARoundIsRefusedWithTheKeysUntouched) {
+  using T = TypeParam;
+  RoundsOnGpus sorter(first_gpus(gpus_present()), KeyTypeOf<T>::value, kRoundKeys);
+  // All keys equal, and keys that differ only below their top 16 bits.
+  std::vector<T> equal(3 * kRoundKeys, T(42));
+  std::vector<T> low_bits = testing::generated_keys<T>("bits:12", 3 * kRoundKeys, 9);
+  for (std::vector<T>* keys : {&equal, &low_bits}) {
+    const std::vector<T> input = *keys;
+    std::vector<T> scratch(keys->size());
+    EXPECT_FALSE(sorter.sort(reinterpret_cast<std::byte*>(keys->data()), reinterpret_cast<std::byte*>(scratch.data()),
+                             keys->size(), SortOrder::ascending)
+                     .has_value());
+    EXPECT_TRUE(same_bits(*keys, input));
+  }
+  // The same keys, a round's worth at most: sorted.
+  std::vector<T> fits(low_bits.begin(), low_bits.begin() + kRoundKeys);
+  const std::vector<T> expected = reference(fits, SortOrder::ascending);
+  std::vector<T> scratch(fits.size());
+  ASSERT_TRUE(sorter.sort(reinterpret_cast<std::byte*>(fits.data()), reinterpret_cast<std::byte*>(scratch.data()),
+                          fits.size(), SortOrder::ascending)
+                  .has_value());
+  EXPECT_TRUE(same_bits(fits, expected));
+}
+
+TEST(RoundsOnGpusMemoryTest, PageLockedMemorySortsAsPageableDoes) {
+  const std::uint64_t count = 20 * kRoundKeys + 1;
+  std::vector<std::uint64_t> pageable = testing::generated_keys<std::uint64_t>("uniform", count, 11);
+  const std::vector<std::uint64_t> expected = reference(pageable, SortOrder::ascending);
+  std::uint64_t* keys = nullptr;
+  std::uint64_t* scratch = nullptr;
+  ASSERT_EQ(cudaHostAlloc(reinterpret_cast<void**>(&keys), count * 8, cudaHostAllocPortable), cudaSuccess);
+  ASSERT_EQ(cudaHostAlloc(reinterpret_cast<void**>(&scratch), count * 8, cudaHostAllocPortable), cudaSuccess);
+  std::memcpy(keys, pageable.data(), count * 8);
+  RoundsOnGpus sorter(first_gpus(gpus_present()), KeyType::u64, kRoundKeys);
+  const bool sorted = sorter.sort(reinterpret_cast<std::byte*>(keys), reinterpret_cast<std::byte*>(scratch), count,
+                                  SortOrder::ascending)
+                          .has_value();
+  const bool same = std::memcmp(keys, expected.data(), count * 8) == 0;
+  (void)cudaFreeHost(keys);
+  (void)cudaFreeHost(scratch);
+  EXPECT_TRUE(sorted);
+  EXPECT_TRUE(same);
+}
+
+TEST(RoundsOnGpusMemoryTest, AFailingHandOffIsThrownAndTheSorterSortsAgain) {
+  RoundsOnGpus sorter(first_gpus(gpus_present()), KeyType::u32, kRoundKeys);
+  const std::uint64_t count = 10 * kRoundKeys;
+  std::vector<std::uint32_t> keys = testing::generated_keys<std::uint32_t>("uniform", count, 13);
+  std::vector<std::uint32_t> scratch(count);
+  int heard = 0;
+  EXPECT_THROW(sorter.sort(reinterpret_cast<std::byte*>(keys.data()), reinterpret_cast<std::byte*>(scratch.data()),
+                           count, SortOrder::ascending,
+                           [&](std::uint64_t, std::uint64_t) {
+                             if (++heard == 2) throw std::runtime_error("the writer failed");
+                           }),
+               std::runtime_error);
+  EXPECT_EQ(heard, 2);
+  keys = testing::generated_keys<std::uint32_t>("uniform", count, 14);
+  const std::vector<std::uint32_t> expected = reference(keys, SortOrder::ascending);
+  ASSERT_TRUE(sorter.sort(reinterpret_cast<std::byte*>(keys.data()), reinterpret_cast<std::byte*>(scratch.data()),
+                          count, SortOrder::ascending)
+                  .has_value());
+  EXPECT_TRUE(same_bits(keys, expected));
+}
+
+TEST(RoundsOnGpusMemoryTest, TheMemoryNeededIsWhatIsAllocatedAndRoundsFitTheirBudget) {
+  for (const std::size_t width : {std::size_t{4}, std::size_t{8}}) {
+    const std::uint64_t budget = std::uint64_t{1} << 30;
+    const std::uint64_t keys = RoundsOnGpus::round_keys_within(budget, width);
+    EXPECT_GT(keys, budget / (4 * width) * 9 / 10);
+    EXPECT_LE(RoundsOnGpus::device_bytes(keys, width), budget);
+    EXPECT_GT(RoundsOnGpus::device_bytes(keys + keys / 1000, width), budget);  // not far below the most
+    EXPECT_EQ(RoundsOnGpus::round_keys_within(1000, width), 0u);
+  }
+  std::size_t free_before = 0, free_after = 0, total = 0;
+  ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
+  ASSERT_EQ(cudaMemGetInfo(&free_before, &total), cudaSuccess);
+  const std::uint64_t round_keys = std::uint64_t{1} << 26;
+  RoundsOnGpus sorter({0}, KeyType::u64, round_keys);
+  ASSERT_EQ(cudaMemGetInfo(&free_after, &total), cudaSuccess);
+  const std::uint64_t need = RoundsOnGpus::device_bytes(round_keys, 8);
+  // The allocator rounds each buffer up to its granularity (2 MiB) : within a few MiB.
+  EXPECT_GE(free_before - free_after, need);
+  EXPECT_LE(free_before - free_after, need + (std::uint64_t{32} << 20));
+}
+
+}  // namespace
+}  // namespace rmgsort
+
+int main(int argc, char** argv) { return rmgsort::testing::gpu_test_main(argc, argv); }
