@@ -1,12 +1,14 @@
-// Keys larger than the GPUs' memory, sorted from host memory to host memory by the GPUs alone, in
-// two trips over PCIe and no pass of the CPU over the keys:
-//   1. Partition. The keys go through the GPUs in chunks (each GPU takes every G-th chunk); a chunk is
-//      encoded (core/key_order.hpp), sorted by its top 16 radix bits (two CUB passes) and copied back
-//      to its place in `scratch`, with where each of its top digits starts (gpu/digit_starts_kernel.cuh).
+// Keys (or records carried as pairs) larger than the GPUs' memory, sorted from host memory to host
+// memory by the GPUs alone, in two trips over PCIe and no pass of the CPU over them:
+//   1. Partition. The records go through the GPUs in chunks (each GPU takes every G-th chunk); a
+//      chunk's keys are encoded (core/key_order.hpp; records are split into pairs), the chunk is
+//      sorted stably by its top 16 radix bits (two CUB passes) and copied back, as it came, to its
+//      place in `scratch`, with where each of its top digits starts (gpu/digit_starts_kernel.cuh).
 //   2. Rounds. Consecutive top digits are packed into value-disjoint rounds (gpu/digit_rounds.hpp);
 //      round r gathers its digits' piece of every chunk from `scratch` (one copy per chunk), is
-//      sorted by CUB on the GPU that takes it (every G-th round: rounds need no exchange between
-//      GPUs), decoded and copied to its sorted place in `keys`.
+//      sorted stably by CUB on the GPU that takes it (every G-th round: rounds need no exchange
+//      between GPUs), decoded and copied to its sorted place in `records`. Pieces are gathered in
+//      chunk order, so equal keys keep their input order.
 // Each GPU works through its chunks, then its rounds, with two buffer pairs in turn on three streams
 // (copy in, sort, copy back): one job's copy back runs beside the next one's copy in, as PCIe is full
 // duplex, and the sorts run beside both. Each trip moves every byte in and out once; there is no
@@ -29,6 +31,7 @@
 
 #include "core/key_order.hpp"
 #include "core/key_type.hpp"
+#include "core/record_layout.hpp"
 
 namespace rmgsort {
 
@@ -44,41 +47,48 @@ struct RoundsOnGpusReport {
 
 class RoundsOnGpus {
  public:
-  // Device memory each GPU needs for rounds of up to `round_keys` keys of `width` bytes (4 or 8):
-  // two pairs of key buffers, CUB's temporary storage, two arrays of digit starts. Asks CUB on the
-  // current device.
-  [[nodiscard]] static std::uint64_t device_bytes(std::uint64_t round_keys, std::size_t width);
-  // The most keys a round may hold within `bytes` per GPU (0 when not even one key fits).
-  [[nodiscard]] static std::uint64_t round_keys_within(std::uint64_t bytes, std::size_t width);
+  // What it sorts: bare number keys, and records carried as pairs (core/record_pair.hpp: a key and
+  // up to 8 more bytes, moved with the key by a stable sort), as the in-core sort does.
+  [[nodiscard]] static bool sorts(const RecordLayout& layout);
+  // Device memory each GPU needs for rounds of up to `round_keys` records of `layout`: two slots of
+  // key (and value) buffer pairs, CUB's temporary storage, two arrays of digit starts. Asks CUB on
+  // the current device.
+  [[nodiscard]] static std::uint64_t device_bytes(std::uint64_t round_keys, const RecordLayout& layout);
+  // The most records a round may hold within `bytes` per GPU (0 when not even one fits).
+  [[nodiscard]] static std::uint64_t round_keys_within(std::uint64_t bytes, const RecordLayout& layout);
 
-  // Allocates device_bytes(round_keys, width of `type`) on every GPU of `gpus` (a number key type;
-  // round_keys >= 1). Throws rmgsort::Error naming the GPU when one has not the memory.
-  RoundsOnGpus(const std::vector<int>& gpus, KeyType type, std::uint64_t round_keys);
+  // Allocates device_bytes(round_keys, layout) on every GPU of `gpus` (sorts(layout); round_keys >=
+  // 1). Throws rmgsort::Error naming the GPU when one has not the memory.
+  RoundsOnGpus(const std::vector<int>& gpus, const RecordLayout& layout, std::uint64_t round_keys);
   ~RoundsOnGpus();
   RoundsOnGpus(const RoundsOnGpus&) = delete;
   RoundsOnGpus& operator=(const RoundsOnGpus&) = delete;
 
   [[nodiscard]] std::uint64_t round_keys() const { return round_keys_; }
+  [[nodiscard]] const RecordLayout& layout() const { return layout_; }
 
-  // Called on sort()'s thread, in order, once keys [first, first + count) are sorted and final.
+  // Called on sort()'s thread, in order, once records [first, first + count) are sorted and final.
   using RoundSorted = std::function<void(std::uint64_t first, std::uint64_t count)>;
 
-  // Sorts keys[0, count) (host memory) in `order` in place, through scratch (count keys' bytes of
-  // host memory not overlapping them); `sorted`, when given, hears of each round as it lands.
-  // Returns nullopt, with `keys` untouched (and `scratch` overwritten), when one top digit holds more
-  // keys than a round: the caller sorts those keys another way. Synchronous. What fails (a CUDA
-  // call, `sorted`) is thrown once no GPU touches the host memory any more.
-  std::optional<RoundsOnGpusReport> sort(std::byte* keys, std::byte* scratch, std::uint64_t count, SortOrder order,
+  // Sorts records[0, count) (host memory, of the layout) stably in `order` in place, through
+  // scratch (count records' bytes of host memory not overlapping them); `sorted`, when given, hears
+  // of each round as it lands. Returns nullopt, with the records untouched (and `scratch`
+  // overwritten), when one top digit holds more records than a round: the caller sorts them another
+  // way. Synchronous. What fails (a CUDA call, `sorted`) is thrown once no GPU touches the host
+  // memory any more.
+  std::optional<RoundsOnGpusReport> sort(std::byte* records, std::byte* scratch, std::uint64_t count, SortOrder order,
                                          const RoundSorted& sorted = {});
 
- private:
+  // One GPU's buffers, streams and events (gpu/rounds_on_gpus_lane.cuh).
   struct Lane;
-  template <class T>
-  RoundsOnGpusReport sort_as(std::byte* keys, std::byte* scratch, std::uint64_t count, SortOrder order,
-                             const RoundSorted& sorted, bool& planned);
+
+ private:
+  template <class Items>
+  RoundsOnGpusReport trips(const Items& items, std::byte* records, std::byte* scratch, std::uint64_t count,
+                           const RoundSorted& sorted, bool& planned);
   void drain() noexcept;
 
-  KeyType type_;
+  RecordLayout layout_;
   std::uint64_t round_keys_;
   std::vector<std::unique_ptr<Lane>> lanes_;
 };

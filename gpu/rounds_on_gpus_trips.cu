@@ -1,49 +1,47 @@
-// RoundsOnGpus::sort for one key type: the partition trip, the plan, the rounds trip
-// (gpu/rounds_on_gpus.hpp says what each does).
-#include <cub/device/device_radix_sort.cuh>
-
-#include <cstring>
-#include <span>
+// RoundsOnGpus::sort: the partition trip, the plan, the rounds trip (gpu/rounds_on_gpus.hpp says what
+// each does), for every kind of records (gpu/rounds_on_gpus_items.cuh).
+#include <algorithm>
 #include <vector>
 
 #include "core/error.hpp"
-#include "gpu/digit_starts_kernel.cuh"
-#include "gpu/key_transform_kernels.cuh"
+#include "core/record_pair.hpp"
+#include "gpu/rounds_on_gpus_items.cuh"
 #include "gpu/rounds_on_gpus_lane.cuh"
 #include "report/stopwatch.hpp"
 
 namespace rmgsort {
 namespace {
 
-// Sorts keys[0, n) of `side` (side[0] holds them) by bits [begin_bit, end_bit) on `stream`; returns
-// the side that holds them sorted.
-template <class Bits>
-Bits* sort_bits_async(std::array<DeviceBuffer, 2>& side, std::uint64_t n, int begin_bit, int end_bit,
-                      const DeviceBuffer& temporary, std::size_t temporary_bytes, cudaStream_t stream) {
-  cub::DoubleBuffer<Bits> buffers(side[0].as<Bits>(), side[1].as<Bits>());
-  if (n > 1) {
-    std::size_t bytes = temporary_bytes;
-    RMGSORT_CUDA_TRY(cub::DeviceRadixSort::SortKeys(temporary.as(), bytes, buffers, n, begin_bit, end_bit, stream));
-  }
-  return buffers.Current();
+std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return a / b + (a % b != 0); }
+
+// Copies host bytes [from, from + bytes) to bytes [offset, offset + bytes) of `staged`.
+void copy_in_async(StagedRecords<std::byte> staged, std::uint64_t offset, const std::byte* from, std::uint64_t bytes,
+                   cudaStream_t stream) {
+  for (const StagedCopy<std::byte>& copy : staged_copies(staged, offset, offset + bytes))
+    RMGSORT_CUDA_TRY(cudaMemcpyAsync(copy.to, from + (copy.chunk_offset - offset), copy.bytes, cudaMemcpyHostToDevice,
+                                     stream));
 }
 
-std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return a / b + (a % b != 0); }
+// Copies bytes [0, bytes) of `staged` to the host at `to`.
+void copy_out_async(StagedRecords<std::byte> staged, std::uint64_t bytes, std::byte* to, cudaStream_t stream) {
+  for (const StagedCopy<std::byte>& copy : staged_copies(staged, 0, bytes))
+    RMGSORT_CUDA_TRY(cudaMemcpyAsync(to + copy.chunk_offset, copy.to, copy.bytes, cudaMemcpyDeviceToHost, stream));
+}
 
 }  // namespace
 
-template <class T>
-RoundsOnGpusReport RoundsOnGpus::sort_as(std::byte* keys, std::byte* scratch, std::uint64_t count, SortOrder order,
-                                         const RoundSorted& sorted, bool& planned) {
-  using Bits = RadixBits<T>;
-  constexpr int kBits = 8 * int(sizeof(T));
+template <class Items>
+RoundsOnGpusReport RoundsOnGpus::trips(const Items& items, std::byte* records, std::byte* scratch,
+                                       std::uint64_t count, const RoundSorted& sorted, bool& planned) {
+  constexpr int kKeyBits = Items::kKeyBits;
+  const std::size_t size = items.record_bytes();
   RoundsOnGpusReport report;
   Stopwatch phase;
   const auto lanes = unsigned(lanes_.size());
   for (const auto& lane : lanes_) lane->jobs = 0;
 
-  // Trip 1: each chunk encoded, sorted by its top digit, and copied back to its place in scratch,
-  // with its digit starts into `starts` (page-locked: the copies back stay asynchronous).
+  // Trip 1: each chunk sorted by its top digit and copied back to its place in scratch, with its
+  // digit starts into `starts` (page-locked: the copies back stay asynchronous).
   const std::uint64_t chunk_keys = first_trip_chunk_keys(count, round_keys_, lanes);
   const std::uint64_t chunks = ceil_div(count, chunk_keys);
   PinnedHostBuffer starts(std::max<std::uint64_t>(chunks, 1) * kStartsPerChunk * sizeof(std::uint64_t));
@@ -53,18 +51,15 @@ RoundsOnGpusReport RoundsOnGpus::sort_as(std::byte* keys, std::byte* scratch, st
     ScopedDevice on(lane.device);
     const std::uint64_t first = c * chunk_keys, n = std::min(chunk_keys, count - first);
     lane.enqueue(
-        [&](void* to, cudaStream_t stream) {
-          RMGSORT_CUDA_TRY(cudaMemcpyAsync(to, keys + first * sizeof(T), n * sizeof(T), cudaMemcpyHostToDevice, stream));
+        [&](std::size_t slot, cudaStream_t stream) {
+          copy_in_async(items.landing(lane, slot), 0, records + first * size, n * size, stream);
         },
-        [&](std::size_t slot, cudaStream_t stream) -> const void* {
-          if (!encoding_is_identity<T>(order)) encode_keys_async<T>(lane.keys[slot][0].as(), n, order, stream);
-          const Bits* result = sort_bits_async<Bits>(lane.keys[slot], n, kBits - kRoundDigitBits, kBits, lane.temporary,
-                                                     lane.temporary_bytes, stream);
-          digit_starts_async<Bits>(result, n, lane.starts[slot].as<std::uint64_t>(), stream);
-          return result;
+        [&](std::size_t slot, cudaStream_t stream) {
+          return items.sort(lane, slot, n, kKeyBits - kRoundDigitBits, lane.starts[slot].template as<std::uint64_t>(),
+                            stream);
         },
-        [&](std::size_t slot, const void* result, cudaStream_t stream) {
-          RMGSORT_CUDA_TRY(cudaMemcpyAsync(scratch + first * sizeof(T), result, n * sizeof(T), cudaMemcpyDeviceToHost, stream));
+        [&](std::size_t slot, StagedRecords<std::byte> result, cudaStream_t stream) {
+          copy_out_async(result, n * size, scratch + first * size, stream);
           RMGSORT_CUDA_TRY(cudaMemcpyAsync(chunk_starts(c), lane.starts[slot].as(), kStartsPerChunk * sizeof(std::uint64_t),
                                            cudaMemcpyDeviceToHost, stream));
         });
@@ -85,8 +80,8 @@ RoundsOnGpusReport RoundsOnGpus::sort_as(std::byte* keys, std::byte* scratch, st
     return report;
   }
 
-  // Trip 2: round r on GPU r % lanes, its piece of every chunk gathered, sorted, decoded and copied
-  // to its place in keys; round_done[r] (an event of that GPU's) is recorded once it is there.
+  // Trip 2: round r on GPU r % lanes, its piece of every chunk gathered in chunk order, sorted and
+  // copied to its place in `records`; round_done[r] (an event of that GPU's) is recorded once it is there.
   std::vector<Event> round_done;
   round_done.reserve(rounds->size());
   for (std::size_t r = 0; r < rounds->size(); ++r) {
@@ -95,26 +90,20 @@ RoundsOnGpusReport RoundsOnGpus::sort_as(std::byte* keys, std::byte* scratch, st
     ScopedDevice on(lane.device);
     round_done.emplace_back();
     lane.enqueue(
-        [&](void* to, cudaStream_t stream) {
+        [&](std::size_t slot, cudaStream_t stream) {
           std::uint64_t placed = 0;
           for (std::uint64_t c = 0; c < chunks; ++c) {
             const std::uint64_t begin = chunk_starts(c)[round.digit_begin], end = chunk_starts(c)[round.digit_end];
             if (begin == end) continue;
-            RMGSORT_CUDA_TRY(cudaMemcpyAsync(static_cast<Bits*>(to) + placed, scratch + (c * chunk_keys + begin) * sizeof(T),
-                                             (end - begin) * sizeof(T), cudaMemcpyHostToDevice, stream));
+            copy_in_async(items.landing(lane, slot), placed * size, scratch + (c * chunk_keys + begin) * size,
+                          (end - begin) * size, stream);
             placed += end - begin;
           }
-          RMGSORT_EXPECTS(placed == round.keys, "RoundsOnGpus: a round's pieces add up to its keys");
+          RMGSORT_EXPECTS(placed == round.keys, "RoundsOnGpus: a round's pieces add up to its records");
         },
-        [&](std::size_t slot, cudaStream_t stream) -> const void* {
-          Bits* result = sort_bits_async<Bits>(lane.keys[slot], round.keys, 0, kBits, lane.temporary,
-                                               lane.temporary_bytes, stream);
-          if (!encoding_is_identity<T>(order)) decode_keys_async<T>(result, round.keys, order, stream);
-          return result;
-        },
-        [&](std::size_t, const void* result, cudaStream_t stream) {
-          RMGSORT_CUDA_TRY(cudaMemcpyAsync(keys + round.first * sizeof(T), result, round.keys * sizeof(T),
-                                           cudaMemcpyDeviceToHost, stream));
+        [&](std::size_t slot, cudaStream_t stream) { return items.sort(lane, slot, round.keys, 0, nullptr, stream); },
+        [&](std::size_t, StagedRecords<std::byte> result, cudaStream_t stream) {
+          copy_out_async(result, round.keys * size, records + round.first * size, stream);
           round_done[r].record(stream);
         });
     report.largest_round = std::max(report.largest_round, round.keys);
@@ -128,14 +117,30 @@ RoundsOnGpusReport RoundsOnGpus::sort_as(std::byte* keys, std::byte* scratch, st
   return report;
 }
 
-#define RMGSORT_ROUNDS_ON_GPUS_AS(T)                                                                        \
-  template RoundsOnGpusReport RoundsOnGpus::sort_as<T>(std::byte*, std::byte*, std::uint64_t, SortOrder, \
-                                                       const RoundSorted&, bool&);
-RMGSORT_ROUNDS_ON_GPUS_AS(std::uint32_t)
-RMGSORT_ROUNDS_ON_GPUS_AS(std::uint64_t)
-RMGSORT_ROUNDS_ON_GPUS_AS(std::int32_t)
-RMGSORT_ROUNDS_ON_GPUS_AS(std::int64_t)
-RMGSORT_ROUNDS_ON_GPUS_AS(float)
-RMGSORT_ROUNDS_ON_GPUS_AS(double)
+std::optional<RoundsOnGpusReport> RoundsOnGpus::sort(std::byte* records, std::byte* scratch, std::uint64_t count,
+                                                     SortOrder order, const RoundSorted& sorted) {
+  int previous = 0;
+  RMGSORT_CUDA_TRY(cudaGetDevice(&previous));
+  bool planned = true;
+  try {
+    RoundsOnGpusReport report;
+    if (layout_.is_bare_key()) {
+      report = visit_key_type(layout_.key_type, [&]<class T>(T) {
+        return trips(BareKeyItems<T>{order, round_keys_}, records, scratch, count, sorted, planned);
+      });
+    } else if (key_width(pair_key_type(layout_)) == 4) {
+      report = trips(PairItems<std::uint32_t>{layout_, order, round_keys_}, records, scratch, count, sorted, planned);
+    } else {
+      report = trips(PairItems<std::uint64_t>{layout_, order, round_keys_}, records, scratch, count, sorted, planned);
+    }
+    RMGSORT_CUDA_TRY(cudaSetDevice(previous));
+    if (!planned) return std::nullopt;
+    return report;
+  } catch (...) {
+    drain();
+    (void)cudaSetDevice(previous);
+    throw;
+  }
+}
 
 }  // namespace rmgsort

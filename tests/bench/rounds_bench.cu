@@ -22,6 +22,9 @@
 //
 //   rounds_bench [--type u64|u32|i32|i64|f32|f64] [--count N] [--gpus all|0,1] [--gpu-memory SIZE]
 //                [--repeats R] [--dist DIST] [--seed S] [--sorters 1|2|both] [--partition cpu|gpu|both]
+//                [--record-size BYTES]
+// --record-size sorts records of BYTES with the --type key first and a payload after it (generate's
+// records), on the GPUs alone (--partition gpu): the CPU partition's pipeline sorts bare keys.
 //
 // N takes k, M, G (powers of 1000). Prints a markdown table, then one "RESULT key=value ..." line
 // per run. Exit status: 0, 1 if the output was wrong, 2 on a usage or setup error.
@@ -69,6 +72,7 @@ struct Options {
   std::string dist = "uniform";
   std::uint64_t seed = 1;
   std::vector<RoundSorting> sortings = {RoundSorting::one_at_a_time, RoundSorting::overlapped};
+  std::size_t record_size = 0;  // 0: bare keys
   bool cpu_partition = true;
   bool gpu_partition = false;
 };
@@ -100,6 +104,7 @@ Options parse_options(int argc, char** argv) {
       else if (v == "both") o.sortings = {RoundSorting::one_at_a_time, RoundSorting::overlapped};
       else throw Error("--sorters " + v + ": 1, 2 or both");
     }
+    else if (arg == "--record-size") o.record_size = std::stoull(value());
     else if (arg == "--partition") {
       const std::string v = value();
       if (v != "cpu" && v != "gpu" && v != "both") throw Error("--partition " + v + ": cpu, gpu or both");
@@ -231,11 +236,13 @@ int run(int argc, char** argv) {
   const Options o = parse_options(argc, argv);
   if (o.gpus.empty()) throw Error("no GPU to sort on: the bench measures the GPUs' rounds");
   const std::size_t width = key_width(o.type);
-  const std::uint64_t bytes = o.count * width;
+  const RecordLayout layout = o.record_size == 0 ? RecordLayout::bare_key(o.type)
+                                                 : RecordLayout::of({o.type, width}, o.record_size, 0);
+  if (!layout.valid()) throw Error("--record-size " + std::to_string(o.record_size) + ": smaller than the key");
+  if (!layout.is_bare_key() && o.cpu_partition) throw Error("records: give --partition gpu (the CPU partition's pipeline sorts bare keys)");
+  const std::uint64_t bytes = o.count * layout.record_size;
   HostBuffer original(bytes);
-  visit_key_type(o.type, [&]<class T>(T) {
-    generate_keys(original.as<T>(), 0, o.count, o.count, parse_distribution(o.dist), o.seed);
-  });
+  generate_records(original.data(), 0, o.count, o.count, layout, parse_distribution(o.dist), o.seed);
   const double host_gbps = host_copy_gbps(original.data(), bytes);
   const PcieRates pcie = pcie_rates(o.gpus);
   Progress progress(ProgressMode::never);
@@ -271,7 +278,7 @@ int run(int argc, char** argv) {
     walls.push_back(best->wall);
   }
   if (o.gpu_partition) {
-    const RoundsOnGpusBenchOptions gpu_options{o.type, o.count, o.gpus, o.gpu_memory, o.repeats};
+    const RoundsOnGpusBenchOptions gpu_options{layout, o.count, o.gpus, o.gpu_memory, o.repeats};
     all_ok = bench_rounds_on_gpus(gpu_options, original, pcie.both) && all_ok;
   }
   std::printf("RESULT floors host_copy_gbps=%.2f pcie_in_gbps=%.2f pcie_out_gbps=%.2f pcie_both_gbps=%.2f\n", host_gbps,

@@ -1,7 +1,6 @@
 #include "tests/bench/rounds_on_gpus_bench.hpp"
 
 #include <cuda_runtime_api.h>
-#include <tbb/parallel_reduce.h>
 #include <tbb/task_arena.h>
 
 #include <algorithm>
@@ -10,6 +9,7 @@
 
 #include "core/error.hpp"
 #include "core/key_order.hpp"
+#include "host/order_check.hpp"
 #include "gpu/cuda_check.hpp"
 #include "gpu/device_resources.hpp"
 #include "gpu/rounds_on_gpus.hpp"
@@ -19,29 +19,29 @@
 namespace rmgsort {
 namespace {
 
-// Whether keys[begin, end) are in ascending order of their encoded bits, key begin - 1 included
-// when begin > 0 (so that rounds checked one by one check their borders too).
-template <class T>
-bool in_order(const T* keys, std::uint64_t begin, std::uint64_t end) {
-  const auto encoded = [&](std::uint64_t i) { return KeyOrder<T, SortOrder::ascending>::encode(keys[i]); };
-  return tbb::parallel_reduce(
-      tbb::blocked_range<std::uint64_t>(begin == 0 ? 1 : begin, std::max<std::uint64_t>(end, 1), 1 << 20), true,
-      [&](const auto& r, bool ok) {
-        for (std::uint64_t i = r.begin(); ok && i < r.end(); ++i) ok = encoded(i - 1) <= encoded(i);
-        return ok;
-      },
-      [](bool a, bool b) { return a && b; });
+// Whether records [begin, end) are in ascending order, record begin - 1 included when begin > 0
+// (so that rounds checked one by one check their borders too).
+bool in_order(const std::byte* records, const RecordLayout& layout, std::uint64_t begin, std::uint64_t end) {
+  const std::uint64_t from = begin == 0 ? 0 : begin - 1;
+  return !find_disorder(records + from * layout.record_size, end - from, layout, SortOrder::ascending).has_value();
 }
 
 void page_lock(HostBuffer& buffer) {
   RMGSORT_CUDA_TRY(cudaHostRegister(buffer.data(), buffer.capacity(), cudaHostRegisterPortable));
 }
 
+// "u64" for bare keys, "16-byte records, u64 key at 0" for records.
+std::string describe(const RecordLayout& layout) {
+  if (layout.is_bare_key()) return std::string(key_type_name(layout.key_type));
+  return std::to_string(layout.record_size) + "-byte records, " + layout.key().name() + " key at " +
+         std::to_string(layout.key_offset);
+}
+
 }  // namespace
 
 bool bench_rounds_on_gpus(const RoundsOnGpusBenchOptions& o, const HostBuffer& original, double both_ways_gbps) {
-  const std::size_t width = key_width(o.type);
-  const std::uint64_t bytes = o.count * width;
+  const std::size_t size = o.layout.record_size;
+  const std::uint64_t bytes = o.count * size;
   std::uint64_t budget = 0;
   if (o.gpu_memory) {
     budget = *o.gpu_memory;
@@ -51,9 +51,9 @@ bool bench_rounds_on_gpus(const RoundsOnGpusBenchOptions& o, const HostBuffer& o
     RMGSORT_CUDA_TRY(cudaMemGetInfo(&free, &total));
     budget = free / 10 * 9;
   }
-  const std::uint64_t round_keys = RoundsOnGpus::round_keys_within(budget, width);
+  const std::uint64_t round_keys = RoundsOnGpus::round_keys_within(budget, o.layout);
   if (round_keys == 0) throw Error("--gpu-memory holds no round");
-  RoundsOnGpus sorter(o.gpus, o.type, round_keys);
+  RoundsOnGpus sorter(o.gpus, o.layout, round_keys);
 
   const unsigned threads = unsigned(tbb::this_task_arena::max_concurrency());
   HostBuffer keys(bytes), scratch(bytes);
@@ -86,12 +86,10 @@ bool bench_rounds_on_gpus(const RoundsOnGpusBenchOptions& o, const HostBuffer& o
   bool ordered = true;
   const auto sorted = sorter.sort(keys.data(), scratch.data(), o.count, SortOrder::ascending,
                                   [&](std::uint64_t first, std::uint64_t n) {
-                                    visit_key_type(o.type, [&]<class T>(T) {
-                                      ordered = ordered && in_order(keys.as<T>(), first, first + n);
-                                    });
+                                    ordered = ordered && in_order(keys.data(), o.layout, first, first + n);
                                   });
   const bool ok = sorted && ordered &&
-                  checksum_keys(keys.data(), bytes, width) == checksum_keys(original.data(), bytes, width);
+                  checksum_records(keys.data(), bytes, size) == checksum_records(original.data(), bytes, size);
   step.lap();
   RMGSORT_CUDA_TRY(cudaHostUnregister(keys.data()));
   RMGSORT_CUDA_TRY(cudaHostUnregister(scratch.data()));
@@ -100,8 +98,8 @@ bool bench_rounds_on_gpus(const RoundsOnGpusBenchOptions& o, const HostBuffer& o
   const double gb = double(bytes) / 1e9;
   const double trip_floor = both_ways_gbps > 0 ? gb / both_ways_gbps : 0;
   std::printf("\n## The GPUs alone (partition trip + rounds trip): %.1f GB of %s, %zu GPU(s), rounds of at most "
-              "%llu keys per GPU; best of %d runs\n\n",
-              gb, std::string(key_type_name(o.type)).c_str(), o.gpus.size(), (unsigned long long)round_keys, o.repeats);
+              "%llu records per GPU; best of %d runs\n\n",
+              gb, describe(o.layout).c_str(), o.gpus.size(), (unsigned long long)round_keys, o.repeats);
   std::printf("| stage | seconds | GB/s | bound (same run) | bound s |\n|---|---|---|---|---|\n");
   std::printf("| partition trip (%llu chunks) | %.3f | %.2f | PCIe in and out at once, %.1f GB/s each way | %.3f |\n",
               (unsigned long long)best->chunks, best->partition_seconds, gb / best->partition_seconds, both_ways_gbps,

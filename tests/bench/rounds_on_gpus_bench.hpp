@@ -10,7 +10,7 @@
 #include <optional>
 #include <vector>
 
-#include "core/key_type.hpp"
+#include "core/record_layout.hpp"
 #include "io/host_buffer.hpp"
 
 namespace rmgsort {
@@ -23,14 +23,14 @@ inline void parallel_copy(std::byte* to, const std::byte* from, std::uint64_t by
 }
 
 struct RoundsOnGpusBenchOptions {
-  KeyType type = KeyType::u64;
-  std::uint64_t count = 0;
+  RecordLayout layout = RecordLayout::bare_key(KeyType::u64);
+  std::uint64_t count = 0;  // records
   std::vector<int> gpus;
   std::optional<std::uint64_t> gpu_memory;  // per GPU; default: what the GPUs have free, less 10 %
   int repeats = 2;
 };
 
-// Sorts a fresh copy of `original` (the keys) `repeats` times and once more checked (order and
+// Sorts a fresh copy of `original` (the records) `repeats` times and once more checked (order and
 // checksum), prints a markdown table of the best run and one RESULT line per run; `both_ways_gbps`
 // is the GPUs' pinned copy rate each way with both directions at once (summed over the GPUs).
 // Returns whether the checked run's output was right.

@@ -4,7 +4,8 @@
 // keys than GPUs, one chunk, many chunks and rounds) x every GPU count the machine has (up to 4),
 // uniform, edge values (generate's "special": extremes, ±0, NaNs, infinities) and skewed keys; then
 // rounds heard in order, a digit heavier than a round (refused, keys untouched), page-locked and
-// pageable memory, and a failing hand-off (thrown; the sorter sorts again afterwards).
+// pageable memory, and a failing hand-off (thrown; the sorter sorts again afterwards). Records
+// carried as pairs: every test layout, stable.
 #include "gpu/rounds_on_gpus.hpp"
 
 #include <cuda_runtime_api.h>
@@ -14,14 +15,18 @@
 #include <cstdint>
 #include <cstring>
 #include <numeric>
+#include <set>
+#include <utility>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "core/key_order.hpp"
+#include "core/record_pair.hpp"
 #include "gpu/devices.hpp"
 #include "gpu/digit_rounds.hpp"
 #include "tests/generate/generated_keys.hpp"
+#include "tests/host/record_test_layouts.hpp"
 #include "tests/gpu/gpu_test_main.hpp"
 
 namespace rmgsort {
@@ -80,7 +85,7 @@ TYPED_TEST(RoundsOnGpusTest, EverySizeOrderDistributionAndGpuCountSortsLikeTheCp
   using T = TypeParam;
   const KeyType type = KeyTypeOf<T>::value;
   for (int g = 1; g <= gpus_present(); ++g) {
-    RoundsOnGpus sorter(first_gpus(g), type, kRoundKeys);
+    RoundsOnGpus sorter(first_gpus(g), RecordLayout::bare_key(type), kRoundKeys);
     std::uint64_t seed = 1;
     int sorted = 0, refused = 0;
     for (const char* distribution : {"uniform", "special", "zipf:0.5"}) {
@@ -119,7 +124,7 @@ TYPED_TEST(RoundsOnGpusTest, EverySizeOrderDistributionAndGpuCountSortsLikeTheCp
 TYPED_TEST(RoundsOnGpusTest, RoundsAreHeardInOrderAndCoverTheKeys) {
   using T = TypeParam;
   const int g = gpus_present();
-  RoundsOnGpus sorter(first_gpus(g), KeyTypeOf<T>::value, kRoundKeys);
+  RoundsOnGpus sorter(first_gpus(g), RecordLayout::bare_key(KeyTypeOf<T>::value), kRoundKeys);
   const std::uint64_t count = 30 * kRoundKeys + 5;
   std::vector<T> keys = testing::generated_keys<T>("uniform", count, 3);
   const std::vector<T> expected = reference(keys, SortOrder::descending);
@@ -141,7 +146,7 @@ TYPED_TEST(RoundsOnGpusTest, RoundsAreHeardInOrderAndCoverTheKeys) {
 
 TYPED_TEST(RoundsOnGpusTest, ADigitHeavierThanARoundIsRefusedWithTheKeysUntouched) {
   using T = TypeParam;
-  RoundsOnGpus sorter(first_gpus(gpus_present()), KeyTypeOf<T>::value, kRoundKeys);
+  RoundsOnGpus sorter(first_gpus(gpus_present()), RecordLayout::bare_key(KeyTypeOf<T>::value), kRoundKeys);
   // All keys equal, and keys that differ only below their top 16 bits.
   std::vector<T> equal(3 * kRoundKeys, T(42));
   std::vector<T> low_bits = testing::generated_keys<T>("bits:12", 3 * kRoundKeys, 9);
@@ -163,6 +168,56 @@ TYPED_TEST(RoundsOnGpusTest, ADigitHeavierThanARoundIsRefusedWithTheKeysUntouche
   EXPECT_TRUE(same_bits(fits, expected));
 }
 
+// Whether one top digit of the records' pair keys holds more than `round_keys` records.
+bool has_heavy_digit(const std::vector<std::byte>& records, const RecordLayout& layout, SortOrder order,
+                     std::uint64_t round_keys) {
+  const PairCodec codec = PairCodec::of(layout, order);
+  const int shift = 8 * int(key_width(pair_key_type(layout))) - kRoundDigitBits;
+  std::vector<std::uint64_t> counts(kRoundDigits, 0);
+  for (std::size_t i = 0; i < records.size(); i += layout.record_size) {
+    PackedRecord packed = 0;
+    std::memcpy(&packed, records.data() + i, layout.record_size);
+    ++counts[codec.key_bits(packed) >> shift];
+  }
+  return *std::max_element(counts.begin(), counts.end()) > round_keys;
+}
+
+// Every layout the in-core sort carries as pairs (each key type, bytes:1/3/8, records of the key + 1
+// to + 8 bytes, keys first, in the middle and last, unaligned), both orders, 1 and every GPU:
+// stable, like std::stable_sort by rank. Rounds of 4096 records, so that 40 000 make ~10 chunks and
+// rounds, each round gathered from every chunk; the payloads tell the records apart.
+TEST(RoundsOnGpusRecordsTest, EveryPairLayoutSortsStablyLikeStableSort) {
+  constexpr std::uint64_t kRecordRound = 4096;
+  int sorted = 0;
+  for (const RecordLayout& layout : testing::record_test_layouts()) {
+    if (!carried_as_pairs(layout)) continue;
+    for (const int g : std::set<int>{1, gpus_present()}) {
+      RoundsOnGpus sorter(first_gpus(g), layout, kRecordRound);
+      for (const SortOrder order : {SortOrder::ascending, SortOrder::descending}) {
+        for (const std::uint64_t count : {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{3001}, std::uint64_t{40'000}}) {
+          SCOPED_TRACE(testing::layout_name(layout) + ", " + std::to_string(g) + " GPUs, " + std::to_string(count) +
+                       " records, " + (order == SortOrder::ascending ? "ascending" : "descending"));
+          std::vector<std::byte> records = testing::random_records(layout, count, count * 3 + std::uint64_t(g));
+          const std::vector<std::byte> input = records;
+          const std::vector<std::byte> expected = testing::reference_sorted(records, layout, order);
+          std::vector<std::byte> scratch(records.size());
+          const auto report = sorter.sort(records.data(), scratch.data(), count, order);
+          ASSERT_EQ(!report, has_heavy_digit(input, layout, order, kRecordRound));
+          if (!report) {
+            ASSERT_TRUE(records == input);
+            continue;
+          }
+          ++sorted;
+          ASSERT_TRUE(records == expected) << "first difference at byte "
+                                           << std::mismatch(records.begin(), records.end(), expected.begin()).first -
+                                                  records.begin();
+        }
+      }
+    }
+  }
+  EXPECT_GT(sorted, 100);
+}
+
 TEST(RoundsOnGpusMemoryTest, PageLockedMemorySortsAsPageableDoes) {
   const std::uint64_t count = 20 * kRoundKeys + 1;
   std::vector<std::uint64_t> pageable = testing::generated_keys<std::uint64_t>("uniform", count, 11);
@@ -172,7 +227,7 @@ TEST(RoundsOnGpusMemoryTest, PageLockedMemorySortsAsPageableDoes) {
   ASSERT_EQ(cudaHostAlloc(reinterpret_cast<void**>(&keys), count * 8, cudaHostAllocPortable), cudaSuccess);
   ASSERT_EQ(cudaHostAlloc(reinterpret_cast<void**>(&scratch), count * 8, cudaHostAllocPortable), cudaSuccess);
   std::memcpy(keys, pageable.data(), count * 8);
-  RoundsOnGpus sorter(first_gpus(gpus_present()), KeyType::u64, kRoundKeys);
+  RoundsOnGpus sorter(first_gpus(gpus_present()), RecordLayout::bare_key(KeyType::u64), kRoundKeys);
   const bool sorted = sorter.sort(reinterpret_cast<std::byte*>(keys), reinterpret_cast<std::byte*>(scratch), count,
                                   SortOrder::ascending)
                           .has_value();
@@ -184,7 +239,7 @@ TEST(RoundsOnGpusMemoryTest, PageLockedMemorySortsAsPageableDoes) {
 }
 
 TEST(RoundsOnGpusMemoryTest, AFailingHandOffIsThrownAndTheSorterSortsAgain) {
-  RoundsOnGpus sorter(first_gpus(gpus_present()), KeyType::u32, kRoundKeys);
+  RoundsOnGpus sorter(first_gpus(gpus_present()), RecordLayout::bare_key(KeyType::u32), kRoundKeys);
   const std::uint64_t count = 10 * kRoundKeys;
   std::vector<std::uint32_t> keys = testing::generated_keys<std::uint32_t>("uniform", count, 13);
   std::vector<std::uint32_t> scratch(count);
@@ -205,21 +260,25 @@ TEST(RoundsOnGpusMemoryTest, AFailingHandOffIsThrownAndTheSorterSortsAgain) {
 }
 
 TEST(RoundsOnGpusMemoryTest, TheMemoryNeededIsWhatIsAllocatedAndRoundsFitTheirBudget) {
-  for (const std::size_t width : {std::size_t{4}, std::size_t{8}}) {
+  // Bare keys: 4 key buffers; (u64, u64) records: 4 key and 4 value buffers of 8 bytes a record.
+  for (const auto& [layout, per_record] :
+       {std::pair{RecordLayout::bare_key(KeyType::u32), 16}, std::pair{RecordLayout::bare_key(KeyType::f64), 32},
+        std::pair{RecordLayout::of({KeyType::u64, 8}, 16, 0), 64}}) {
     const std::uint64_t budget = std::uint64_t{1} << 30;
-    const std::uint64_t keys = RoundsOnGpus::round_keys_within(budget, width);
-    EXPECT_GT(keys, budget / (4 * width) * 9 / 10);
-    EXPECT_LE(RoundsOnGpus::device_bytes(keys, width), budget);
-    EXPECT_GT(RoundsOnGpus::device_bytes(keys + keys / 1000, width), budget);  // not far below the most
-    EXPECT_EQ(RoundsOnGpus::round_keys_within(1000, width), 0u);
+    const std::uint64_t keys = RoundsOnGpus::round_keys_within(budget, layout);
+    EXPECT_GT(keys, budget / std::uint64_t(per_record) * 9 / 10);
+    EXPECT_LE(RoundsOnGpus::device_bytes(keys, layout), budget);
+    EXPECT_GT(RoundsOnGpus::device_bytes(keys + keys / 1000, layout), budget);  // not far below the most
+    EXPECT_EQ(RoundsOnGpus::round_keys_within(1000, layout), 0u);
   }
   std::size_t free_before = 0, free_after = 0, total = 0;
   ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
   ASSERT_EQ(cudaMemGetInfo(&free_before, &total), cudaSuccess);
   const std::uint64_t round_keys = std::uint64_t{1} << 26;
-  RoundsOnGpus sorter({0}, KeyType::u64, round_keys);
+  const RecordLayout records = RecordLayout::of({KeyType::u64, 8}, 16, 0);
+  RoundsOnGpus sorter({0}, records, round_keys);
   ASSERT_EQ(cudaMemGetInfo(&free_after, &total), cudaSuccess);
-  const std::uint64_t need = RoundsOnGpus::device_bytes(round_keys, 8);
+  const std::uint64_t need = RoundsOnGpus::device_bytes(round_keys, records);
   // The allocator rounds each buffer up to its granularity (2 MiB) : within a few MiB.
   EXPECT_GE(free_before - free_after, need);
   EXPECT_LE(free_before - free_after, need + (std::uint64_t{32} << 20));
