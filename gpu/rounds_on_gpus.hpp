@@ -15,6 +15,13 @@
 // page-locking in it, so the keys and the scratch should be page-locked by the caller (copies from
 // pageable memory are staged by the CUDA driver at a fraction of the link's rate).
 //
+// Host memory beside the records and the scratch: kRoundDigits + 1 u64 digit starts per chunk of
+// the first trip (512 KiB each, page-locked), and one copy per chunk for each round of the second.
+//
+// rmgsort sort does not run it: from a file, the page-locking of both buffers (~23 GB/s, released at
+// ~35-55 GB/s on H200 hosts) costs more than the CPU partition it would save, which page-locks one
+// buffer beside its own work. It is for callers whose memory stays page-locked between sorts.
+//
 // Why: the CPU partition of the rounds path (host/round_partition.hpp) reads the keys twice and
 // writes them once at the host's copy rate, and the rounds' copies wait for it. On 2 H200s, 64 GB
 // of u64 page-locked in advance took 1.84 s here (34.8 GB/s; each trip within 1.13x of PCIe's rate
