@@ -8,7 +8,10 @@
 //      round r gathers its digits' piece of every chunk from `scratch` (one copy per chunk), is
 //      sorted stably by CUB on the GPU that takes it (every G-th round: rounds need no exchange
 //      between GPUs), decoded and copied to its sorted place in `records`. Pieces are gathered in
-//      chunk order, so equal keys keep their input order.
+//      chunk order, so equal keys keep their input order. A digit holding more records than a
+//      round is gathered to its place and partitioned again by the next 16 bits, the same two trips
+//      over its part of the records and the scratch (down to the last bits: one key value, left in
+//      input order).
 // Each GPU works through its chunks, then its rounds, with two buffer pairs in turn on three streams
 // (copy in, sort, copy back): one job's copy back runs beside the next one's copy in, as PCIe is full
 // duplex, and the sorts run beside both. Each trip moves every byte in and out once; there is no
@@ -33,23 +36,26 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <optional>
 #include <vector>
 
 #include "core/key_order.hpp"
 #include "core/key_type.hpp"
 #include "core/record_layout.hpp"
+#include "gpu/digit_rounds.hpp"
 
 namespace rmgsort {
 
-// What a sort on the GPUs took: the first trip (partition) and the second (rounds), in seconds, and
-// how many chunks and rounds each had.
+// What a sort on the GPUs took: the first trip (partition) and the second (rounds, heavy rounds
+// partitioned again included), in seconds, and how many chunks (of the first level) and rounds (of
+// every level) there were.
 struct RoundsOnGpusReport {
   double partition_seconds = 0;
   double rounds_seconds = 0;
   std::uint64_t chunks = 0;
   std::uint64_t rounds = 0;
   std::uint64_t largest_round = 0;
+  std::uint64_t heavy_rounds = 0;  // rounds of one digit heavier than a round, partitioned again
+  int levels = 0;                  // digits partitioned by, at the deepest (1 unless a round was heavy)
 };
 
 class RoundsOnGpus {
@@ -79,20 +85,24 @@ class RoundsOnGpus {
 
   // Sorts records[0, count) (host memory, of the layout) stably in `order` in place, through
   // scratch (count records' bytes of host memory not overlapping them); `sorted`, when given, hears
-  // of each round as it lands. Returns nullopt, with the records untouched (and `scratch`
-  // overwritten), when one top digit holds more records than a round: the caller sorts them another
-  // way. Synchronous. What fails (a CUDA call, `sorted`) is thrown once no GPU touches the host
-  // memory any more.
-  std::optional<RoundsOnGpusReport> sort(std::byte* records, std::byte* scratch, std::uint64_t count, SortOrder order,
-                                         const RoundSorted& sorted = {});
+  // of each round as it lands. One sort at a time. Synchronous. What fails (a CUDA call, `sorted`)
+  // is thrown once no GPU touches the host memory any more.
+  RoundsOnGpusReport sort(std::byte* records, std::byte* scratch, std::uint64_t count, SortOrder order,
+                          const RoundSorted& sorted = {});
 
   // One GPU's buffers, streams and events (gpu/rounds_on_gpus_lane.cuh).
   struct Lane;
 
  private:
+  // The two trips over records[0, count), whose keys share every bit above bit shift + 16: the
+  // partition by bits [shift, shift + 16), the rounds, and each heavy round again by the next digit.
+  // `sorted` hears of rounds at first_record + their place.
   template <class Items>
   RoundsOnGpusReport trips(const Items& items, std::byte* records, std::byte* scratch, std::uint64_t count,
-                           const RoundSorted& sorted, bool& planned);
+                           int shift, std::uint64_t first_record, const RoundSorted& sorted);
+  template <class Items, class RunsOf>
+  void gather_heavy_rounds(const Items& items, const std::vector<DigitRound>& rounds, const RunsOf& runs_of,
+                           std::byte* records);
   void drain() noexcept;
 
   RecordLayout layout_;

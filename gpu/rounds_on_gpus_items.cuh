@@ -1,7 +1,8 @@
 // What RoundsOnGpus's trips (gpu/rounds_on_gpus_trips.cu) do to a job's records, by kind: bare number
 // keys, or records carried as pairs (core/record_pair.hpp). Each kind says where a job's records land
-// when copied in, and sorts them there by a range of their encoded key bits (stably), counting where
-// each top digit starts when asked, and returns where they then lie, in the form they came in.
+// when copied in, and sorts them there by bits [begin_bit, end_bit) of their encoded keys (stably),
+// counting where each digit of bits [begin_bit, begin_bit + kRoundDigitBits) starts when asked, and
+// returns where they then lie, in the form they came in.
 // Records are staged in two runs of device memory (gpu/staged_records.hpp) so that copies in and out
 // are plain copies of host bytes whatever the layout. Every function only enqueues work on `stream`.
 #pragma once
@@ -30,17 +31,17 @@ struct BareKeyItems {
   [[nodiscard]] StagedRecords<std::byte> landing(RoundsOnGpus::Lane& lane, std::size_t slot) const {
     return {lane.keys[slot][0].as(), capacity * sizeof(T), nullptr};
   }
-  // Sorts the n keys landed in `slot` by bits [begin_bit, kKeyBits) of their encoding; `starts`, when
-  // not null, gets the top digits' starts.
+  // Sorts the n keys landed in `slot` by bits [begin_bit, end_bit) of their encoding; `starts`, when
+  // not null, gets the digits' starts.
   StagedRecords<std::byte> sort(RoundsOnGpus::Lane& lane, std::size_t slot, std::uint64_t n, int begin_bit,
-                                std::uint64_t* starts, cudaStream_t stream) const {
+                                int end_bit, std::uint64_t* starts, cudaStream_t stream) const {
     if (!encoding_is_identity<T>(order)) encode_keys_async<T>(lane.keys[slot][0].as(), n, order, stream);
     cub::DoubleBuffer<Bits> buffers(lane.keys[slot][0].as<Bits>(), lane.keys[slot][1].as<Bits>());
     if (n > 1) {
       std::size_t bytes = lane.temporary_bytes;
-      RMGSORT_CUDA_TRY(cub::DeviceRadixSort::SortKeys(lane.temporary.as(), bytes, buffers, n, begin_bit, kKeyBits, stream));
+      RMGSORT_CUDA_TRY(cub::DeviceRadixSort::SortKeys(lane.temporary.as(), bytes, buffers, n, begin_bit, end_bit, stream));
     }
-    if (starts != nullptr) digit_starts_async<Bits>(buffers.Current(), n, starts, stream);
+    if (starts != nullptr) digit_starts_async<Bits>(buffers.Current(), n, begin_bit, starts, stream);
     if (!encoding_is_identity<T>(order)) decode_keys_async<T>(buffers.Current(), n, order, stream);
     return {reinterpret_cast<std::byte*>(buffers.Current()), n * sizeof(T), nullptr};
   }
@@ -61,7 +62,7 @@ struct PairItems {
     return {lane.keys[slot][1].as(), capacity * sizeof(Bits), lane.values[slot][1].as()};
   }
   StagedRecords<std::byte> sort(RoundsOnGpus::Lane& lane, std::size_t slot, std::uint64_t n, int begin_bit,
-                                std::uint64_t* starts, cudaStream_t stream) const {
+                                int end_bit, std::uint64_t* starts, cudaStream_t stream) const {
     auto& keys = lane.keys[slot];
     auto& values = lane.values[slot];
     const StagedRecords<std::byte> landed = landing(lane, slot);
@@ -72,9 +73,9 @@ struct PairItems {
     if (n > 1) {
       std::size_t bytes = lane.temporary_bytes;
       RMGSORT_CUDA_TRY(cub::DeviceRadixSort::SortPairs(lane.temporary.as(), bytes, key_buffers, value_buffers, n,
-                                                       begin_bit, kKeyBits, stream));
+                                                       begin_bit, end_bit, stream));
     }
-    if (starts != nullptr) digit_starts_async<Bits>(key_buffers.Current(), n, starts, stream);
+    if (starts != nullptr) digit_starts_async<Bits>(key_buffers.Current(), n, begin_bit, starts, stream);
     const std::size_t free_side = std::size_t(1 - key_buffers.selector);
     const StagedRecords<std::byte> joined{keys[free_side].as(), n * sizeof(Bits), values[free_side].as()};
     join_records_async<Bits>(key_buffers.Current(), value_buffers.Current(), n, layout, order, false, joined, stream);

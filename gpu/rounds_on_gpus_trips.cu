@@ -1,5 +1,6 @@
 // RoundsOnGpus::sort: the partition trip, the plan, the rounds trip (gpu/rounds_on_gpus.hpp says what
-// each does), for every kind of records (gpu/rounds_on_gpus_items.cuh).
+// each does) and the heavy rounds partitioned again, for every kind of records
+// (gpu/rounds_on_gpus_items.cuh).
 #include <algorithm>
 #include <vector>
 
@@ -14,12 +15,28 @@ namespace {
 
 std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return a / b + (a % b != 0); }
 
-// Copies host bytes [from, from + bytes) to bytes [offset, offset + bytes) of `staged`.
-void copy_in_async(StagedRecords<std::byte> staged, std::uint64_t offset, const std::byte* from, std::uint64_t bytes,
-                   cudaStream_t stream) {
-  for (const StagedCopy<std::byte>& copy : staged_copies(staged, offset, offset + bytes))
-    RMGSORT_CUDA_TRY(cudaMemcpyAsync(copy.to, from + (copy.chunk_offset - offset), copy.bytes, cudaMemcpyHostToDevice,
-                                     stream));
+// Records in host memory, one after the other: a round's piece of every chunk.
+struct HostRun {
+  const std::byte* from = nullptr;
+  std::uint64_t records = 0;
+};
+
+// Copies records [begin, end) of the runs, taken one after the other, to the start of `staged`.
+void copy_in_async(StagedRecords<std::byte> staged, const std::vector<HostRun>& runs, std::uint64_t begin,
+                   std::uint64_t end, std::size_t size, cudaStream_t stream) {
+  std::uint64_t run_first = 0, placed = 0;
+  for (const HostRun& run : runs) {
+    const std::uint64_t from = std::max(begin, run_first), to = std::min(end, run_first + run.records);
+    if (from < to) {
+      const std::byte* host = run.from + (from - run_first) * size;
+      for (const StagedCopy<std::byte>& copy : staged_copies(staged, placed * size, (placed + to - from) * size))
+        RMGSORT_CUDA_TRY(cudaMemcpyAsync(copy.to, host + (copy.chunk_offset - placed * size), copy.bytes,
+                                         cudaMemcpyHostToDevice, stream));
+      placed += to - from;
+    }
+    run_first += run.records;
+  }
+  RMGSORT_EXPECTS(placed == end - begin, "RoundsOnGpus: the runs hold the records copied in");
 }
 
 // Copies bytes [0, bytes) of `staged` to the host at `to`.
@@ -32,16 +49,23 @@ void copy_out_async(StagedRecords<std::byte> staged, std::uint64_t bytes, std::b
 
 template <class Items>
 RoundsOnGpusReport RoundsOnGpus::trips(const Items& items, std::byte* records, std::byte* scratch,
-                                       std::uint64_t count, const RoundSorted& sorted, bool& planned) {
-  constexpr int kKeyBits = Items::kKeyBits;
+                                       std::uint64_t count, int shift, std::uint64_t first_record,
+                                       const RoundSorted& sorted) {
   const std::size_t size = items.record_bytes();
+  const int end_bit = shift + kRoundDigitBits;  // the records share every bit above
   RoundsOnGpusReport report;
+  report.levels = 1;
   Stopwatch phase;
   const auto lanes = unsigned(lanes_.size());
-  for (const auto& lane : lanes_) lane->jobs = 0;
+  const auto synchronize_all = [&] {
+    for (const auto& lane : lanes_) {
+      ScopedDevice on(lane->device);
+      lane->synchronize();
+    }
+  };
 
-  // Trip 1: each chunk sorted by its top digit and copied back to its place in scratch, with its
-  // digit starts into `starts` (page-locked: the copies back stay asynchronous).
+  // Trip 1: each chunk sorted by its digit and copied back to its place in scratch, with its digit
+  // starts into `starts` (page-locked: the copies back stay asynchronous).
   const std::uint64_t chunk_keys = first_trip_chunk_keys(count, round_keys_, lanes);
   const std::uint64_t chunks = ceil_div(count, chunk_keys);
   PinnedHostBuffer starts(std::max<std::uint64_t>(chunks, 1) * kStartsPerChunk * sizeof(std::uint64_t));
@@ -52,11 +76,10 @@ RoundsOnGpusReport RoundsOnGpus::trips(const Items& items, std::byte* records, s
     const std::uint64_t first = c * chunk_keys, n = std::min(chunk_keys, count - first);
     lane.enqueue(
         [&](std::size_t slot, cudaStream_t stream) {
-          copy_in_async(items.landing(lane, slot), 0, records + first * size, n * size, stream);
+          copy_in_async(items.landing(lane, slot), {HostRun{records + first * size, n}}, 0, n, size, stream);
         },
         [&](std::size_t slot, cudaStream_t stream) {
-          return items.sort(lane, slot, n, kKeyBits - kRoundDigitBits, lane.starts[slot].template as<std::uint64_t>(),
-                            stream);
+          return items.sort(lane, slot, n, shift, end_bit, lane.starts[slot].template as<std::uint64_t>(), stream);
         },
         [&](std::size_t slot, StagedRecords<std::byte> result, cudaStream_t stream) {
           copy_out_async(result, n * size, scratch + first * size, stream);
@@ -64,77 +87,128 @@ RoundsOnGpusReport RoundsOnGpus::trips(const Items& items, std::byte* records, s
                                            cudaMemcpyDeviceToHost, stream));
         });
   }
-  for (const auto& lane : lanes_) {
-    ScopedDevice on(lane->device);
-    lane->synchronize();
-  }
+  synchronize_all();
   report.partition_seconds = phase.lap();
   report.chunks = chunks;
 
   std::vector<std::uint64_t> totals(kRoundDigits, 0);
   for (std::uint64_t c = 0; c < chunks; ++c)
     for (std::uint64_t d = 0; d < kRoundDigits; ++d) totals[d] += chunk_starts(c)[d + 1] - chunk_starts(c)[d];
-  const std::optional<std::vector<DigitRound>> rounds = plan_digit_rounds(totals, round_keys_, lanes);
-  if (!rounds) {
-    planned = false;
-    return report;
-  }
+  const std::vector<DigitRound> rounds = plan_digit_rounds(totals, round_keys_, lanes);
+  // Round r's piece of every chunk, in chunk order (so that equal keys keep their input order).
+  const auto runs_of = [&](const DigitRound& round) {
+    std::vector<HostRun> runs;
+    for (std::uint64_t c = 0; c < chunks; ++c) {
+      const std::uint64_t begin = chunk_starts(c)[round.digit_begin], end = chunk_starts(c)[round.digit_end];
+      if (begin < end) runs.push_back({scratch + (c * chunk_keys + begin) * size, end - begin});
+    }
+    return runs;
+  };
 
-  // Trip 2: round r on GPU r % lanes, its piece of every chunk gathered in chunk order, sorted and
-  // copied to its place in `records`; round_done[r] (an event of that GPU's) is recorded once it is there.
+  // Trip 2: round r on GPU r % lanes, gathered, sorted and copied to its place in `records`;
+  // round_done[r] (an event of that GPU's) is recorded once it is there. Heavy rounds wait below.
   std::vector<Event> round_done;
-  round_done.reserve(rounds->size());
-  for (std::size_t r = 0; r < rounds->size(); ++r) {
-    const DigitRound& round = (*rounds)[r];
+  round_done.reserve(rounds.size());
+  for (std::size_t r = 0; r < rounds.size(); ++r) {
+    const DigitRound& round = rounds[r];
     Lane& lane = *lanes_[r % lanes];
     ScopedDevice on(lane.device);
     round_done.emplace_back();
+    if (round.heavy) continue;
+    const std::vector<HostRun> runs = runs_of(round);
     lane.enqueue(
         [&](std::size_t slot, cudaStream_t stream) {
-          std::uint64_t placed = 0;
-          for (std::uint64_t c = 0; c < chunks; ++c) {
-            const std::uint64_t begin = chunk_starts(c)[round.digit_begin], end = chunk_starts(c)[round.digit_end];
-            if (begin == end) continue;
-            copy_in_async(items.landing(lane, slot), placed * size, scratch + (c * chunk_keys + begin) * size,
-                          (end - begin) * size, stream);
-            placed += end - begin;
-          }
-          RMGSORT_EXPECTS(placed == round.keys, "RoundsOnGpus: a round's pieces add up to its records");
+          copy_in_async(items.landing(lane, slot), runs, 0, round.keys, size, stream);
         },
-        [&](std::size_t slot, cudaStream_t stream) { return items.sort(lane, slot, round.keys, 0, nullptr, stream); },
+        [&](std::size_t slot, cudaStream_t stream) {
+          return items.sort(lane, slot, round.keys, 0, end_bit, nullptr, stream);
+        },
         [&](std::size_t, StagedRecords<std::byte> result, cudaStream_t stream) {
           copy_out_async(result, round.keys * size, records + round.first * size, stream);
           round_done[r].record(stream);
         });
     report.largest_round = std::max(report.largest_round, round.keys);
   }
-  for (std::size_t r = 0; r < rounds->size(); ++r) {
-    RMGSORT_CUDA_TRY(cudaEventSynchronize(round_done[r].get()));
-    if (sorted) sorted((*rounds)[r].first, (*rounds)[r].keys);
+  report.rounds = rounds.size();
+
+  // Rounds are heard in order. At the first heavy round, every heavy round is gathered into its
+  // place in `records` (through the GPUs, a round's worth at a time), once the other rounds are done
+  // reading the scratch: each is then partitioned again by its next digit, with its part of the
+  // scratch; a heavy round of the last digit holds one key value, in input order.
+  bool gathered = false;
+  for (std::size_t r = 0; r < rounds.size(); ++r) {
+    const DigitRound& round = rounds[r];
+    if (!round.heavy) {
+      RMGSORT_CUDA_TRY(cudaEventSynchronize(round_done[r].get()));
+      if (sorted) sorted(first_record + round.first, round.keys);
+      continue;
+    }
+    if (!gathered) {
+      synchronize_all();
+      gather_heavy_rounds(items, rounds, runs_of, records);
+      synchronize_all();
+      gathered = true;
+    }
+    ++report.heavy_rounds;
+    if (shift == 0) {
+      if (sorted) sorted(first_record + round.first, round.keys);
+      continue;
+    }
+    const RoundsOnGpusReport again = trips(items, records + round.first * size, scratch + round.first * size,
+                                           round.keys, shift - kRoundDigitBits, first_record + round.first, sorted);
+    report.levels = std::max(report.levels, again.levels + 1);
+    report.heavy_rounds += again.heavy_rounds;
+    report.rounds += again.rounds;
+    report.largest_round = std::max(report.largest_round, again.largest_round);
   }
   report.rounds_seconds = phase.lap();
-  report.rounds = rounds->size();
   return report;
 }
 
-std::optional<RoundsOnGpusReport> RoundsOnGpus::sort(std::byte* records, std::byte* scratch, std::uint64_t count,
-                                                     SortOrder order, const RoundSorted& sorted) {
+// Copies every heavy round's runs to its place in `records`, in jobs of at most a round, the GPUs
+// taking turns: a copy in and a copy back, nothing done between.
+template <class Items, class RunsOf>
+void RoundsOnGpus::gather_heavy_rounds(const Items& items, const std::vector<DigitRound>& rounds, const RunsOf& runs_of,
+                                       std::byte* records) {
+  const std::size_t size = items.record_bytes();
+  std::uint64_t job = 0;
+  for (const DigitRound& round : rounds) {
+    if (!round.heavy) continue;
+    const auto runs = runs_of(round);
+    for (std::uint64_t begin = 0; begin < round.keys; begin += round_keys_, ++job) {
+      const std::uint64_t end = std::min(round.keys, begin + round_keys_);
+      Lane& lane = *lanes_[job % lanes_.size()];
+      ScopedDevice on(lane.device);
+      lane.enqueue(
+          [&](std::size_t slot, cudaStream_t stream) {
+            copy_in_async(items.landing(lane, slot), runs, begin, end, size, stream);
+          },
+          [&](std::size_t slot, cudaStream_t) { return items.landing(lane, slot); },
+          [&](std::size_t, StagedRecords<std::byte> landed, cudaStream_t stream) {
+            copy_out_async(landed, (end - begin) * size, records + (round.first + begin) * size, stream);
+          });
+    }
+  }
+}
+
+RoundsOnGpusReport RoundsOnGpus::sort(std::byte* records, std::byte* scratch, std::uint64_t count, SortOrder order,
+                                      const RoundSorted& sorted) {
   int previous = 0;
   RMGSORT_CUDA_TRY(cudaGetDevice(&previous));
-  bool planned = true;
+  for (const auto& lane : lanes_) lane->jobs = 0;
   try {
     RoundsOnGpusReport report;
+    const auto run = [&](const auto& items) {
+      report = trips(items, records, scratch, count, std::decay_t<decltype(items)>::kKeyBits - kRoundDigitBits, 0, sorted);
+    };
     if (layout_.is_bare_key()) {
-      report = visit_key_type(layout_.key_type, [&]<class T>(T) {
-        return trips(BareKeyItems<T>{order, round_keys_}, records, scratch, count, sorted, planned);
-      });
+      visit_key_type(layout_.key_type, [&]<class T>(T) { run(BareKeyItems<T>{order, round_keys_}); });
     } else if (key_width(pair_key_type(layout_)) == 4) {
-      report = trips(PairItems<std::uint32_t>{layout_, order, round_keys_}, records, scratch, count, sorted, planned);
+      run(PairItems<std::uint32_t>{layout_, order, round_keys_});
     } else {
-      report = trips(PairItems<std::uint64_t>{layout_, order, round_keys_}, records, scratch, count, sorted, planned);
+      run(PairItems<std::uint64_t>{layout_, order, round_keys_});
     }
     RMGSORT_CUDA_TRY(cudaSetDevice(previous));
-    if (!planned) return std::nullopt;
     return report;
   } catch (...) {
     drain();
