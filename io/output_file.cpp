@@ -119,7 +119,7 @@ OutputFile OutputFile::create_named(const std::string& path) { return create(pat
 OutputFile OutputFile::create(const std::string& path, bool anonymous_allowed) {
   OutputFile output;
   output.path_ = path;
-  if (path == "-") {
+  const auto write_to_standard_output = [&] {
     if (isatty(STDOUT_FILENO)) throw Error(kTerminalRefusal);
     output.is_stdout_ = true;
     if (const auto extent = regular_stdout_extent()) {
@@ -127,8 +127,9 @@ OutputFile OutputFile::create(const std::string& path, bool anonymous_allowed) {
       output.stdout_start_position_ = extent->second;
       set_stdout_restore_size(extent->first);  // a handled signal cuts it back as discard() does
     }
-    return output;
-  }
+    return std::move(output);
+  };
+  if (path == "-") return write_to_standard_output();
   if (path.empty()) throw Error("the output path is empty");
 
   output.target_ = resolve_output_target(path);
@@ -136,6 +137,14 @@ OutputFile OutputFile::create(const std::string& path, bool anonymous_allowed) {
   const bool replaces_existing = stat(output.target_.c_str(), &st) == 0;
   if (replaces_existing) {
     if (S_ISDIR(st.st_mode)) throw Error(path + ": is a directory");
+    // The regular file standard output writes to (-o /dev/stdout, /proc/self/fd/1, or its own name
+    // under `> FILE`): written through standard output, as "-" is. A new file renamed over it would
+    // take the place of what the shell opened, and whatever else went to standard output (before
+    // or after this run, under `{ ...; } > FILE` or `>> FILE`) would be lost with the old inode.
+    struct stat standard_output {};
+    if (S_ISREG(st.st_mode) && fstat(STDOUT_FILENO, &standard_output) == 0 && S_ISREG(standard_output.st_mode) &&
+        standard_output.st_dev == st.st_dev && standard_output.st_ino == st.st_ino)
+      return write_to_standard_output();
     if (!S_ISREG(st.st_mode)) {
       output.fd_ = UniqueFd(open(output.target_.c_str(), O_WRONLY | O_CLOEXEC));
       if (!output.fd_.valid()) throw_errno(path, "cannot open for writing");

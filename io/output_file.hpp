@@ -35,7 +35,8 @@ class OutputFile {
 
   // "-": standard output, refused when it is a terminal; when it is a regular file, a run that ends
   // without commit() cuts it back to the size it had here (what the run added goes, what was there
-  // stays). A path naming an existing non-regular file (/dev/null, a FIFO) is opened and written in
+  // stays). A path naming the regular file standard output writes to (/dev/stdout under `> FILE`)
+  // is written through standard output the same way, not replaced. A path naming an existing non-regular file (/dev/null, a FIFO) is opened and written in
   // place: renaming over it would replace the device. Otherwise the file is staged in the output's
   // directory (same file system, so the link and the rename are atomic), anonymous where possible,
   // with mode 0666 minus the umask, like any new file; replacing an existing file, it takes that

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Nothing is lost: the output is written to a temporary file in its directory and renamed into
 # place only after success; -o may name the input; a failed, interrupted (SIGTERM, SIGINT) or
-# out-of-space run leaves an existing output untouched and no temporary file behind.
+# out-of-space run leaves an existing output untouched and no temporary file behind. -o naming the
+# regular file standard output writes to (/dev/stdout under `> FILE`) writes through it, keeping what
+# else goes there.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 require_python
 
@@ -10,6 +12,46 @@ mkdir -p "$IN"
 "$RMGSORT" generate -o "$IN/u32.bin" -t u32 --count 100003 --seed 21 &&
   "$RMGSORT" generate -o "$IN/f32.bin" -t f32 --count 7777 --seed 22 --dist special ||
   { echo "setup failed"; exit 2; }
+
+echo "== -o naming standard output's file"
+begin "{ echo HEAD; sort -o /dev/stdout; echo TAIL; } > FILE: FILE holds HEAD, the sorted keys and TAIL"
+{ echo HEAD; "$RMGSORT" sort "$IN/u32.bin" -t u32 -o /dev/stdout --progress never; echo TAIL; } >"$WORK/framed.out" 2>"$WORK/stderr"
+RC=$?
+expect_rc 0
+[[ "$(head -c 5 "$WORK/framed.out")" == "HEAD" && "$(tail -c 5 "$WORK/framed.out")" == "TAIL" ]] ||
+  fail "what else went to standard output is gone: $(head -c 5 "$WORK/framed.out" | od -c | head -1)"
+tail -c +6 "$WORK/framed.out" | head -c 400012 >"$WORK/framed-keys.bin"
+expect_sorted_like u32 "$IN/u32.bin" "$WORK/framed-keys.bin"
+expect_no_temp "$WORK"
+end
+
+begin "sort -o /proc/self/fd/1 >> FILE appends; a failed run (bad input) leaves FILE as it was"
+echo old >"$WORK/appended.out"
+inode=$(stat -c %i "$WORK/appended.out")
+"$RMGSORT" sort "$IN/u32.bin" -t u32 -o /proc/self/fd/1 --progress never >>"$WORK/appended.out" 2>"$WORK/stderr"
+RC=$?
+expect_rc 0
+[[ $(stat -c %i "$WORK/appended.out") == "$inode" ]] || fail "the file standard output writes to was replaced"
+[[ "$(head -c 4 "$WORK/appended.out")" == "old" ]] || fail "the old content is gone"
+tail -c +5 "$WORK/appended.out" >"$WORK/appended-keys.bin"
+expect_sorted_like u32 "$IN/u32.bin" "$WORK/appended-keys.bin"
+printf 'abc' >"$WORK/three-bytes.bin"
+cp "$WORK/appended.out" "$WORK/appended-before.out"
+"$RMGSORT" sort "$WORK/three-bytes.bin" -t u32 -o /dev/stdout --progress never >>"$WORK/appended.out" 2>"$WORK/stderr"
+RC=$?
+expect_rc 2
+expect_same "$WORK/appended.out" "$WORK/appended-before.out"
+end
+
+begin "sort -o FILE > FILE: written through standard output, the file's inode kept"
+: >"$WORK/named-twice.out"
+inode=$(stat -c %i "$WORK/named-twice.out")
+"$RMGSORT" sort "$IN/u32.bin" -t u32 -o "$WORK/named-twice.out" --progress never >"$WORK/named-twice.out" 2>"$WORK/stderr"
+RC=$?
+expect_rc 0
+[[ $(stat -c %i "$WORK/named-twice.out") == "$inode" ]] || fail "the file was replaced"
+expect_sorted_like u32 "$IN/u32.bin" "$WORK/named-twice.out"
+end
 
 echo "== -o naming the input"
 begin "sort FILE -o FILE: FILE now holds its keys sorted"
