@@ -40,12 +40,29 @@ static_assert(std::atomic<std::int64_t>::is_always_lock_free, "the signal handle
 // SIGPIPE was ignored when the process started (set once, by install_cleanup_signal_handlers()).
 bool g_sigpipe_inherited_ignored = false;
 
+// Ends the process by `signal_number` itself, its default action restored: the parent sees a
+// process the signal killed (a shell: status 128 + n; a shell script interrupted by SIGINT then
+// stops too, as it does for any command a Ctrl-C ends). Async-signal-safe.
+[[noreturn]] void die_of(int signal_number) noexcept {
+  struct sigaction fatal {};
+  fatal.sa_handler = SIG_DFL;
+  sigemptyset(&fatal.sa_mask);
+  (void)sigaction(signal_number, &fatal, nullptr);
+  sigset_t only;
+  sigemptyset(&only);
+  sigaddset(&only, signal_number);
+  // Unblocked in this thread, which receives what raise() sends: the default action ends the process.
+  (void)pthread_sigmask(SIG_UNBLOCK, &only, nullptr);
+  (void)raise(signal_number);
+  _exit(128 + signal_number);  // reached only by a signal whose default is not to end the process
+}
+
 extern "C" void unlink_and_exit(int signal_number) {
   // First the run's last words (its statistics), whose staged file may have a name to unlink.
   say_last_words(signal_number);
   restore_stdout_size();
   unlink_registered_paths();
-  _exit(128 + signal_number);
+  die_of(signal_number);
 }
 
 // Whoever started us with a handled signal other than SIGTERM ignored (nohup, a background job of a non-interactive
@@ -144,18 +161,6 @@ void install_cleanup_signal_handlers() {
 
 bool sigpipe_inherited_ignored() noexcept { return g_sigpipe_inherited_ignored; }
 
-void die_of_sigpipe() noexcept {
-  struct sigaction fatal {};
-  fatal.sa_handler = SIG_DFL;
-  sigemptyset(&fatal.sa_mask);
-  (void)sigaction(SIGPIPE, &fatal, nullptr);
-  sigset_t pipe_only;
-  sigemptyset(&pipe_only);
-  sigaddset(&pipe_only, SIGPIPE);
-  // Unblocked in this thread, which receives what raise() sends: the default action ends the process.
-  (void)pthread_sigmask(SIG_UNBLOCK, &pipe_only, nullptr);
-  (void)raise(SIGPIPE);
-  _exit(128 + SIGPIPE);  // not reached: the exit status a shell would have shown
-}
+void die_of_sigpipe() noexcept { die_of(SIGPIPE); }
 
 }  // namespace rmgsort

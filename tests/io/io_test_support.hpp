@@ -8,6 +8,7 @@
 #include <linux/magic.h>
 #include <stdlib.h>
 #include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <sys/wait.h>
@@ -179,11 +180,25 @@ inline std::vector<std::string> directory_entries(const std::string& directory) 
 }
 
 // Runs BODY in a forked child and returns its wait status. BODY's return value is the exit code; the
-// child never returns into the test framework.
+// child never returns into the test framework. The child dumps no core (a signal such as SIGQUIT
+// may end it).
+// Whether a wait status is that of a process ended by SIGNAL_NUMBER (the handlers' cleanup done, the
+// signal raised again with its default action).
+inline ::testing::AssertionResult killed_by(int status, int signal_number) {
+  if (WIFSIGNALED(status) && WTERMSIG(status) == signal_number) return ::testing::AssertionSuccess();
+  if (WIFEXITED(status))
+    return ::testing::AssertionFailure() << "exited with " << WEXITSTATUS(status) << ", not killed by "
+                                         << strsignal(signal_number);
+  return ::testing::AssertionFailure() << "killed by " << strsignal(WTERMSIG(status)) << ", not by "
+                                       << strsignal(signal_number);
+}
+
 inline int run_in_child(const std::function<int()>& body) {
   std::fflush(nullptr);
   const pid_t pid = fork();
   if (pid == 0) {
+    const rlimit no_core{0, 0};
+    (void)setrlimit(RLIMIT_CORE, &no_core);
     int code = 99;
     try {
       code = body();

@@ -56,8 +56,7 @@ TEST(LastWords, ASignalNamesTheStagedFileWithItsLine) {
       test::TempDir dir(test::disk_directory());
       if (existing) test::write_plain_file(dir.file("stats.json"), test::pattern_bytes(10));
       const int status = staged_file_after_signal(dir.file("stats.json"), named, signal_number);
-      ASSERT_TRUE(WIFEXITED(status)) << status;
-      EXPECT_EQ(WEXITSTATUS(status), 128 + signal_number);
+      EXPECT_TRUE(test::killed_by(status, signal_number));
       EXPECT_EQ(text_of(dir.file("stats.json")), "stopped by " + std::to_string(signal_number) + "\n");
       EXPECT_EQ(test::directory_entries(dir.path()), std::vector<std::string>{"stats.json"});
     }
@@ -69,8 +68,7 @@ TEST(LastWords, DisarmedTheyLeaveTheExistingFileAndNothingElse) {
     test::TempDir dir(test::disk_directory());
     test::write_plain_file(dir.file("stats.json"), test::pattern_bytes(10));
     const int status = staged_file_after_signal(dir.file("stats.json"), named, SIGTERM, true);
-    ASSERT_TRUE(WIFEXITED(status)) << status;
-    EXPECT_EQ(WEXITSTATUS(status), 143);
+    EXPECT_TRUE(test::killed_by(status, SIGTERM));
     EXPECT_EQ(test::read_plain_file(dir.file("stats.json")), test::pattern_bytes(10)) << named;
     EXPECT_EQ(test::directory_entries(dir.path()), std::vector<std::string>{"stats.json"}) << named;
   }
@@ -88,8 +86,7 @@ TEST(LastWords, ADescriptorGetsTheLineOfTheSignal) {
     raise(SIGUSR1);
     return 0;
   });
-  ASSERT_TRUE(WIFEXITED(status)) << status;
-  EXPECT_EQ(WEXITSTATUS(status), 128 + SIGUSR1);
+  EXPECT_TRUE(test::killed_by(status, SIGUSR1));
   EXPECT_EQ(text_of(path), "stopped by " + std::to_string(SIGUSR1) + "\n");
 }
 
