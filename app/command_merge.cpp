@@ -135,15 +135,17 @@ std::unique_ptr<MergeBySort> choose_method(const MergeOptions& options, MergeRep
   return sorting;
 }
 
-// The outputs, created, and the run that writes them.
+// The outputs, created, and the run that writes them; `report` learns how a failure speaks of them.
 struct Outputs {
   std::optional<OutputFile> output, index;
   SortRun run;
 };
 
-void open_outputs(const MergeOptions& options, Progress& progress, Outputs& outputs) {
+void open_outputs(const MergeOptions& options, Progress& progress, Outputs& outputs, MergeReport& report) {
   if (!options.output.empty()) outputs.output = OutputFile::create(options.output);
   if (!options.index_output.empty()) outputs.index = OutputFile::create(options.index_output);
+  report.uncommitted = uncommitted_outputs({outputs.output ? &*outputs.output : nullptr,
+                                            outputs.index ? &*outputs.index : nullptr});
   outputs.run = SortRun{options.order, options.verify, options.unique, -1, "", -1, "", &progress, {}};
   if (outputs.output) {
     outputs.run.output_fd = outputs.output->fd();
@@ -161,7 +163,7 @@ void merge_method(const MergeOptions& options, Outputs& outputs, MergeReport& re
   report.input_format = files.format();
   report.layout = files.layout;
   if (files.npy && files.npy->structured) report.key_field = options.key_field;
-  open_outputs(options, *outputs.run.progress, outputs);
+  open_outputs(options, *outputs.run.progress, outputs, report);
   const SortRun& run = outputs.run;
   if (options.unique) require_rewritable_npy_outputs(files.npy, run);  // before anything is read
   const std::uint64_t records = files.records.value_or(0);  // every .npy input's length is in its header
@@ -180,7 +182,7 @@ void sort_method(const MergeOptions& options, MergeBySort& sorting, Outputs& out
   report.input_format = sorting.input.format();
   report.layout = sorting.input.layout;
   if (sorting.input.npy && sorting.input.npy->structured) report.key_field = options.key_field;
-  open_outputs(options, *outputs.run.progress, outputs);
+  open_outputs(options, *outputs.run.progress, outputs, report);
   const SortOutcome sorted =
       merge_by_sorting(sorting, options, outputs.run, report.host_memory_limit, std::size_t(report.threads));
   report.outcome.records = sorted.bytes / sorting.input.layout.record_size;
@@ -208,7 +210,8 @@ int merge_and_commit(const MergeOptions& options, const Stopwatch& wall, StatsOu
   std::optional<OutputFile>& index = outputs.index;
   if (!report.outcome.verify_failure.empty()) {
     const std::string message = (output ? output->display_name() : index->display_name()) + ": --verify failed: " +
-                                report.outcome.verify_failure + "; the output was not committed";
+                                report.outcome.verify_failure + "; " +
+                                uncommitted_outputs({output ? &*output : nullptr, index ? &*index : nullptr});
     std::fprintf(stderr, "rmgsort: %s\n", message.c_str());
     report.end = RunEnd{kExitCheckFailed, message};
     report.wall_seconds = wall.seconds();
@@ -247,8 +250,8 @@ int run_merge(const MergeOptions& options) {
     return merge_and_commit(options, wall, stats, report);
   } catch (const MergeDisorder& e) {
     // Exit code 1, as check's: the inputs are readable, but one is not what merge takes.
-    const std::string message = std::string(e.what()) + "; merge takes inputs that are each sorted, and nothing "
-                                                        "was committed";
+    const std::string message =
+        std::string(e.what()) + "; merge takes inputs that are each sorted, and " + report.uncommitted;
     std::fprintf(stderr, "rmgsort: %s\n", message.c_str());
     report.end = RunEnd{kExitCheckFailed, message};
     report.wall_seconds = wall.seconds();

@@ -202,7 +202,8 @@ int sort_and_commit(const SortOptions& options, const Validated& validated, cons
   progress.finish();
   if (!report.outcome->verify_failure.empty()) {
     const std::string message = (output ? output->display_name() : index->display_name()) + ": --verify failed: " +
-                                report.outcome->verify_failure + "; the output was not committed";
+                                report.outcome->verify_failure + "; " +
+                                uncommitted_outputs({output ? &*output : nullptr, index ? &*index : nullptr});
     std::fprintf(stderr, "rmgsort: %s\n", message.c_str());
     report.end = RunEnd{kExitCheckFailed, message};
     report.wall_seconds = wall.seconds();

@@ -6,6 +6,7 @@
 #include "app/commands.hpp"
 #include "core/error.hpp"
 #include "io/cleanup.hpp"
+#include "io/output_file.hpp"
 
 namespace rmgsort {
 namespace {
@@ -34,5 +35,14 @@ bool ends_by_sigpipe(const std::exception& error) {
 }
 
 int exit_status_of(const std::exception& error) { return ends_by_sigpipe(error) ? kExitClosedPipe : kExitError; }
+
+std::string uncommitted_outputs(std::initializer_list<const OutputFile*> outputs) {
+  std::string streamed;
+  for (const OutputFile* output : outputs)
+    if (output != nullptr && !output->can_take_back())
+      streamed += (streamed.empty() ? "" : " and ") + output->display_name();
+  if (streamed.empty()) return "nothing was committed";
+  return "what was already written to " + streamed + " cannot be taken back: discard it";
+}
 
 }  // namespace rmgsort

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <exception>
+#include <initializer_list>
 #include <string>
 #include <string_view>
 
@@ -23,5 +24,13 @@ namespace rmgsort {
 // The exit status ERROR ends a command with: kExitClosedPipe (141) when it ends by SIGPIPE, else
 // kExitError (2). What --stats records.
 [[nodiscard]] int exit_status_of(const std::exception& error);
+
+class OutputFile;
+
+// How the message of a run that failed after creating its outputs speaks of them: "nothing was
+// committed" when discarding takes back all that was written (null entries are outputs not given);
+// otherwise it names the outputs that got records as they were written (a pipe, a FIFO, a device),
+// which no discard can take back.
+[[nodiscard]] std::string uncommitted_outputs(std::initializer_list<const OutputFile*> outputs);
 
 }  // namespace rmgsort

@@ -36,6 +36,8 @@ struct MergeReport {
   std::vector<int> gpus_selected;
   std::string cpu_because;
   std::optional<Json> gpu;
+  // How a failure speaks of the outputs once they exist (app/error_message.hpp).
+  std::string uncommitted = "nothing was committed";
 };
 
 [[nodiscard]] Json merge_stats_json(const MergeOptions& options, const MergeReport& report);

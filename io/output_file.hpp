@@ -69,6 +69,9 @@ class OutputFile {
   [[nodiscard]] bool committed() const { return committed_; }
   // The name for messages: "stdout" for "-", the path otherwise.
   [[nodiscard]] std::string display_name() const { return is_stdout_ ? "stdout" : path_; }
+  // Whether discard() takes back everything written: a staged file, or a regular standard output
+  // (cut back). False where the bytes are gone as they are written: a pipe, a FIFO, a device.
+  [[nodiscard]] bool can_take_back() const { return staging_ != Staging::in_place || stdout_start_size_ >= 0; }
 
   // What a signal handler needs to write this staged file and give it its name as commit() would,
   // without allocating or locking (io/last_words.hpp): paths copied into fixed buffers, and a fresh

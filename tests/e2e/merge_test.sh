@@ -329,6 +329,14 @@ expect_no_temp "$D"
 expect_temp_empty
 [[ $(stat_of "$D/abc.json" status) == error ]] || fail "--stats: status is not error"
 [[ $(stat_of "$D/abc.json" exit_code) == 1 ]] || fail "--stats: exit_code is not 1"
+expect_stderr "merge takes inputs that are each sorted, and nothing was committed"
+end
+begin "an unsorted input merged into a pipe: exit 1, and the message says what the pipe got cannot be taken back"
+"$RMGSORT" merge "$D/a.u64" "$D/b.u64" "$D/c.u64" -t u64 -o - --method merge 2>"$WORK/stderr" | cat >/dev/null
+RC=${PIPESTATUS[0]}
+expect_rc 1
+expect_stderr "$D/b.u64: not in ascending order" "what was already written to stdout cannot be taken back"
+grep -qF "nothing was committed" "$WORK/stderr" && fail "says nothing was committed"
 end
 begin "an unsorted input read in a pass of runs (--host-memory 1M, 30 inputs): exit 1, -T empty"
 inputs=()
