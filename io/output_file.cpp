@@ -145,6 +145,10 @@ OutputFile OutputFile::create(const std::string& path, bool anonymous_allowed) {
     if (S_ISREG(st.st_mode) && fstat(STDOUT_FILENO, &standard_output) == 0 && S_ISREG(standard_output.st_mode) &&
         standard_output.st_dev == st.st_dev && standard_output.st_ino == st.st_ino)
       return write_to_standard_output();
+    // An existing file the caller may not write is not replaced either (a rename would need only the
+    // directory's permission): as a program writing into it would be refused, so is this one.
+    if (S_ISREG(st.st_mode) && access(output.target_.c_str(), W_OK) != 0)
+      throw_errno(path, "cannot replace the existing output", errno);
     if (!S_ISREG(st.st_mode)) {
       output.fd_ = UniqueFd(open(output.target_.c_str(), O_WRONLY | O_CLOEXEC));
       if (!output.fd_.valid()) throw_errno(path, "cannot open for writing");

@@ -171,6 +171,46 @@ TEST_P(StagedOutput, SetIdBitsAreDroppedWhenTheOwnerCannotBeKept) {
   EXPECT_EQ(st.st_mode & 07777, 0666u);  // a set-user-ID file of nobody's, made from root's: never
 }
 
+// A file the caller may not write is not replaced, though the directory would let a rename do it
+// (as `sort -o FILE` refuses a file it cannot open for writing): a read-only file of the caller's,
+// and, run as root, another user's file (the child runs as nobody in a directory anyone may write).
+TEST_P(StagedOutput, AnExistingOutputTheCallerMayNotWriteIsRefusedAndKept) {
+  ASSERT_EQ(chmod(dir_.path().c_str(), 0777), 0);
+  const bool as_root = geteuid() == 0;
+  std::vector<std::string> refused{dir_.file("read-only.bin")};
+  if (as_root) refused.push_back(dir_.file("roots.bin"));
+  for (const std::string& path : refused) test::write_plain_file(path, test::pattern_bytes(100, 1));
+  ASSERT_EQ(chmod(refused[0].c_str(), 0444), 0);
+  if (as_root) {
+    ASSERT_EQ(chown(refused[0].c_str(), 65534, 65534), 0);
+    ASSERT_EQ(chmod(refused[1].c_str(), 0644), 0);
+  }
+  for (const std::string& path : refused) {
+    SCOPED_TRACE(path);
+    const int status = test::run_in_child([&] {
+      if (as_root &&
+          (setgroups(0, nullptr) != 0 || setresgid(65534, 65534, 65534) != 0 || setresuid(65534, 65534, 65534) != 0))
+        return 90;
+      try {
+        (void)create(path);
+        return 91;
+      } catch (const Error& e) {
+        const std::string message = e.what();
+        return message.find(path) != std::string::npos && message.find("Permission denied") != std::string::npos ? 0 : 92;
+      }
+    });
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 0);
+    EXPECT_TRUE(test::read_plain_file(path) == test::pattern_bytes(100, 1));
+  }
+  std::vector<std::string> names;
+  for (const std::string& path : refused) names.push_back(path.substr(path.rfind('/') + 1));
+  std::vector<std::string> entries = test::directory_entries(dir_.path());
+  std::sort(names.begin(), names.end());
+  std::sort(entries.begin(), entries.end());
+  EXPECT_EQ(entries, names);
+}
+
 TEST(OutputFile, UncommittedRegularStdoutIsCutBackToWhereItStarted) {
   test::TempDir dir(test::disk_directory());
   const std::string path = dir.file("stdout");
