@@ -6,8 +6,8 @@ MethodChoice choose_merge_method(std::size_t inputs, const std::string& stream_i
   if (!stream_input.empty()) return {MergeMethod::merge, stream_input + " is a stream: merged as it is read, once"};
   if (sort_plan == nullptr) return {MergeMethod::merge, "sort cannot take the inputs"};
   if (sort_plan->path == SortPath::spill)
-    return {MergeMethod::merge, "the inputs exceed what sort holds in memory under --host-memory: merged, each "
-                                "record read and written once"};
+    return {MergeMethod::merge, "the inputs exceed what sort holds in memory under --host-memory: merged as they "
+                                "are read, in as many passes as the fan-in needs"};
   if (!sort_plan->engine->devices().empty())
     return {MergeMethod::sort, "sort's plan takes the GPUs (" + sort_plan->engine->devices() + ")"};
   if (inputs >= kSortFromRunsOnCpu)

@@ -31,6 +31,22 @@ std::uint64_t memory_for_sources(const MergePlan& plan) {
 
 }  // namespace
 
+std::uint64_t merge_host_memory_least(std::size_t stride) {
+  const std::uint64_t two_sources = 2 * kChunksPerSource * smallest_chunk(kMinChunkBytes, stride);
+  // The output buffers grow with the limit (an eighth each), so the least is where what they leave
+  // first holds two sources: f(h) = h - 2 * clamp(h / 8) never decreases, and reaches it within a
+  // few bytes of 4/3 of the sources when the buffers are past their smallest.
+  const auto fits = [&](std::uint64_t h) {
+    return 2 * std::clamp(h / 8, kMinOutputBytes, kMaxOutputBytes) + two_sources <= h;
+  };
+  std::uint64_t least = 2 * kMinOutputBytes + two_sources;
+  if (!fits(least)) {
+    least = std::max(least, two_sources * 4 / 3);
+    while (!fits(least)) ++least;
+  }
+  return least;
+}
+
 MergePlan plan_merge(std::uint64_t host_memory, std::size_t stride, std::size_t open_files, std::size_t fan_in_limit) {
   MergePlan plan;
   plan.host_memory = host_memory;

@@ -338,6 +338,17 @@ expect_rc 1
 expect_stderr "$D/b.u64: not in ascending order" "what was already written to stdout cannot be taken back"
 grep -qF "nothing was committed" "$WORK/stderr" && fail "says nothing was committed"
 end
+begin "--host-memory below a merge's least (1 byte, the least - 1): exit 2 naming the least, nothing written; the least merges"
+for limit in 1 699049; do
+  rmg merge "$D/a.u64" "$D/c.u64" -t u64 -o "$D/least.out" --method merge --host-memory "$limit" --stats "$D/least.json"
+  expect_rc 2
+  expect_stderr "is too small to merge: give it at least 682.67 KiB (699050 bytes)"
+  expect_no_file "$D/least.out"
+  [[ $(stat_of "$D/least.json" status) == error ]] || fail "--stats: status is not error"
+done
+rmg merge "$D/a.u64" "$D/c.u64" -t u64 -o "$D/least.out" --method merge --host-memory 699050
+expect_rc 0
+end
 begin "an unsorted input read in a pass of runs (--host-memory 1M, 30 inputs): exit 1, -T empty"
 inputs=()
 for ((i = 0; i < 30; i++)); do inputs+=("$D/a.u64"); done

@@ -68,6 +68,24 @@ TEST(MergePlanTest, PassesEndAtTheFanInForEveryCount) {
   }
 }
 
+// Two output buffers (an eighth of the limit each, at least 64 KiB) and two sources of four chunks
+// of 64 KiB, or of a record in whole pages: the least limit that holds them, exactly.
+TEST(MergePlanTest, TheLeastHostMemoryHoldsTwoOutputBuffersAndTwoSourcesExactly) {
+  const auto held = [](std::uint64_t limit, std::size_t stride) {
+    const MergePlan plan = plan_merge(limit, stride, 1000);
+    return 2 * plan.output_buffer_bytes + 2 * 4 * merge_chunk_bytes(plan, 2, stride);
+  };
+  for (const std::size_t stride : {std::size_t{8}, std::size_t{16}, std::size_t{65536}, std::size_t{100000},
+                                   std::size_t{1} << 22}) {
+    SCOPED_TRACE(stride);
+    const std::uint64_t least = merge_host_memory_least(stride);
+    EXPECT_EQ(plan_merge(least, stride, 1000).fan_in, 2u);
+    EXPECT_LE(held(least, stride), least);
+    EXPECT_GT(held(least - 1, stride), least - 1);  // one byte less does not hold them
+  }
+  EXPECT_EQ(merge_host_memory_least(8), 699050u);  // 4/3 of 8 chunks of 64 KiB: the buffers are 85.3 KiB
+}
+
 TEST(MergePlanTest, FanInByMemoryAndByOpenFiles) {
   // 4 MiB: two 512 KiB output buffers, 3 MiB for sources of four 64 KiB chunks: 12.
   const MergePlan small = plan_merge(4 * kMiB, 8, 100000);
