@@ -42,8 +42,9 @@ std::size_t active_threads() {
 
 std::string input_name(const std::string& path) { return path == "-" ? "stdin" : path; }
 
-// Everything that can be validated before any data moves; returns the host memory limit.
-std::uint64_t validate(const MergeOptions& options, const ClosedStandardDescriptors& closed) {
+// What must hold before any file is created, the statistics' included: the inputs named, the
+// standard descriptors, and the files the run writes (none is another one, nor an input).
+void validate_files(const MergeOptions& options, const ClosedStandardDescriptors& closed) {
   if (options.inputs.empty())
     throw Error("merge: no inputs: name the sorted files to merge (- for standard input)");
   if (std::count(options.inputs.begin(), options.inputs.end(), "-") > 1)
@@ -72,6 +73,11 @@ std::uint64_t validate(const MergeOptions& options, const ClosedStandardDescript
                 "name");
   require_separate_outputs({options.inputs, options.output, options.index_output, options.stats},
                            {"the merged records", /*sorts_in_place=*/false});
+}
+
+// The rest that can be validated before any data moves (a failure here is written to --stats);
+// returns the host memory limit.
+std::uint64_t validate_settings(const MergeOptions& options) {
   (void)parse_gpu_spec(options.gpus);  // (its words, whichever method runs; its devices when sort plans)
   if (!options.temp_dir.empty()) {
     struct stat info {};
@@ -236,7 +242,7 @@ int run_merge(const MergeOptions& options) {
   const ClosedStandardDescriptors closed = hold_closed_standard_descriptors();
   MergeReport report;
   report.start = RunStart::now();
-  report.host_memory_limit = validate(options, closed);
+  validate_files(options, closed);
   // Before any input is opened: the streams (and empty files, read as streams) stay open throughout,
   // and the sort method opens every input at once; 100 empty inputs failed under a soft limit of 64
   // that the merge would have raised only later.
@@ -247,6 +253,7 @@ int run_merge(const MergeOptions& options) {
   report.threads = active_threads();
   if (options.type_option) report.layout = options.layout;
   try {
+    report.host_memory_limit = validate_settings(options);
     return merge_and_commit(options, wall, stats, report);
   } catch (const MergeDisorder& e) {
     // Exit code 1, as check's: the inputs are readable, but one is not what merge takes.

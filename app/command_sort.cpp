@@ -68,9 +68,17 @@ struct Validated {
 // The name of INPUT in messages: "stdin" for "-".
 std::string input_display_name(const std::string& input) { return input == "-" ? "stdin" : input; }
 
-// Everything that can be validated before any data moves; `closed` says which standard descriptors
-// were closed at the start.
-Validated validate(const SortOptions& options, const ClosedStandardDescriptors& closed) {
+// The inputs' names joined by ", ", as messages and statistics give them.
+std::string input_names(const SortOptions& options) {
+  std::string names;
+  for (const std::string& input : options.inputs) names += (names.empty() ? "" : ", ") + input_display_name(input);
+  return names;
+}
+
+// What must hold before any file is created, the statistics' included: the standard descriptors
+// and the files the run writes (none is another one, nor an input it would destroy); `closed` says
+// which standard descriptors were closed at the start.
+void validate_files(const SortOptions& options, const ClosedStandardDescriptors& closed) {
   const auto stdin_inputs = std::count(options.inputs.begin(), options.inputs.end(), "-");
   if (stdin_inputs > 1)
     throw Error("standard input (-) is given " + std::to_string(stdin_inputs) + " times among the inputs: it can be "
@@ -88,23 +96,27 @@ Validated validate(const SortOptions& options, const ClosedStandardDescriptors& 
   if (!options.index_output.empty())
     refuse_closed_standard_descriptor(options.index_output, "--index-output " + options.index_output);
   if (!options.stats.empty()) refuse_closed_standard_descriptor(options.stats, "--stats " + options.stats);
-  Validated validated;
-  validated.gpu_spec = parse_gpu_spec(options.gpus);
-  // Only a device list starts the CUDA driver here (to check it); --gpus all finds the GPUs when the
-  // plan asks for them, which a small input does not.
-  if (validated.gpu_spec.kind == GpuSpec::Kind::list)
-    validated.listed = resolve_gpus(validated.gpu_spec, cuda_device_count());
-  validated.host_memory = options.host_memory.value_or(default_host_memory_bytes());
   if (options.stats == "-" && options.output == "-")
     throw Error("--stats -: standard output already carries the sorted keys; give --stats a file name");
   if (options.index_output == "-" && options.output == "-")
     throw Error("--index-output -: standard output already carries the sorted records; give -o or --index-output a file name");
   if (options.stats == "-" && options.index_output == "-")
     throw Error("--stats -: standard output already carries the positions (--index-output -); give --stats a file name");
-  for (const std::string& input : options.inputs)
-    validated.input_name += (validated.input_name.empty() ? "" : ", ") + input_display_name(input);
   require_separate_outputs({options.inputs, options.output, options.index_output, options.stats},
                            {"the sorted keys", /*sorts_in_place=*/true});
+}
+
+// The rest that can be validated before any data moves (a failure here is written to --stats):
+// the GPUs asked for, the temporary directory, the host memory.
+Validated validate_settings(const SortOptions& options) {
+  Validated validated;
+  validated.input_name = input_names(options);
+  validated.host_memory = options.host_memory.value_or(default_host_memory_bytes());
+  validated.gpu_spec = parse_gpu_spec(options.gpus);
+  // Only a device list starts the CUDA driver here (to check it); --gpus all finds the GPUs when the
+  // plan asks for them, which a small input does not.
+  if (validated.gpu_spec.kind == GpuSpec::Kind::list)
+    validated.listed = resolve_gpus(validated.gpu_spec, cuda_device_count());
   if (!options.temp_dir.empty()) require_directory("--temp-dir", options.temp_dir);
   return validated;
 }
@@ -237,20 +249,22 @@ int run_sort(const SortOptions& options) {
   const ClosedStandardDescriptors closed = hold_closed_standard_descriptors();
   SortReport report;
   report.start = RunStart::now();
-  // Errors up to here (the options, the statistics' own file) leave no statistics: there is nowhere
-  // to write them yet, or nothing ran.
-  const Validated validated = validate(options, closed);
+  // Errors up to here (the options that do not parse, the files the run writes, the statistics' own
+  // file) leave no statistics: there is nowhere safe to write them yet.
+  validate_files(options, closed);
   // Every input is opened before any is read (several inputs are one sequence): as merge does, the
   // soft limit on open files is raised to the hard one first.
   (void)raise_open_file_limit();
   StatsOutput stats(options.stats);
   stats.arm_for_signals("sort", RMGSORT_VERSION, report.start);
-  report.input_name = validated.input_name;
-  report.host_memory_limit = validated.host_memory;
+  report.input_name = input_names(options);
+  report.host_memory_limit = options.host_memory.value_or(0);
   report.threads = active_threads();
   if (options.type_option) report.layout = options.layout;
   std::optional<SortPlan> plan;  // outlives the outputs: a failed run's statistics still ask its engine
   try {
+    const Validated validated = validate_settings(options);
+    report.host_memory_limit = validated.host_memory;
     return sort_and_commit(options, validated, wall, stats, plan, report);
   } catch (const std::exception& e) {
     // What was not committed is gone (the outputs' destructors); the statistics say why.

@@ -211,6 +211,20 @@ expect_no_file "$S/new-out"
 expect_no_temp "$S"
 end
 
+begin "failure: settings refused before anything is read (-T missing, --gpus 99): sort and merge write stats saying why"
+rmg sort "$S/in.u64" -o "$S/new-out" -t u64 -T "$S/no-such-dir" --stats "$S/fail.json"
+expect_rc 2
+expect_failure_stats "$S/fail.json" 2 'error~--temp-dir is not usable' input="$S/in.u64" plan=None
+rmg sort "$S/in.u64" -o "$S/new-out" -t u64 --gpus 99 --stats "$S/fail.json"
+expect_rc 2
+expect_failure_stats "$S/fail.json" 2 'error~--gpus' input="$S/in.u64"
+rmg merge "$S/sorted.u64" -o "$S/new-out" -t u64 -T "$S/no-such-dir" --stats "$S/fail.json"
+expect_rc 2
+expect_failure_stats "$S/fail.json" 2 'error~--temp-dir is not usable'
+expect_no_file "$S/new-out"
+expect_no_temp "$S"
+end
+
 begin "failure: input not whole keys (1001 bytes of u64): stats say why, input_format raw, no plan"
 head -c 1001 "$S/in.u64" >"$S/odd.u64"
 printf 'garbage' >"$S/fail.json"
@@ -256,11 +270,22 @@ expect_failure_stats "$S/fail.json" 2 input=stdin input_format=npy key_type=u64 
 expect_stdout_empty
 end
 
-begin "an option refused before the run starts (-T not a directory): exit 2, no statistics"
+begin "a setting refused before the run starts (-T not a directory): exit 2, statistics say why"
 rm -f "$S/fail.json"
 rmg sort "$S/in.u64" -o "$S/new-out" -t u64 -T "$S/in.u64" --stats "$S/fail.json"
 expect_rc 2
+expect_failure_stats "$S/fail.json" 2 'error~--temp-dir is not a directory'
+end
+
+begin "an option that does not parse (--threads 0) or files that collide (--stats naming the input): no statistics"
+rm -f "$S/fail.json"
+rmg sort "$S/in.u64" -o "$S/new-out" -t u64 --threads 0 --stats "$S/fail.json"
+expect_rc 2
 expect_no_file "$S/fail.json"
+cp "$S/in.u64" "$S/collide.u64"
+rmg sort "$S/collide.u64" -o "$S/new-out" -t u64 --stats "$S/collide.u64"
+expect_rc 2
+expect_same "$S/collide.u64" "$S/in.u64"
 end
 
 begin "failure: --verify finds disorder (exit 1, status error, exit_code 1)"
