@@ -159,6 +159,9 @@ OutputFile OutputFile::create(const std::string& path, bool anonymous_allowed) {
 
   const auto [directory, name] = split_directory(output.target_);
   if (name.empty()) throw_errno(path, "cannot create output file", EISDIR);
+  // An anonymous file gets its name only at commit(): a name the directory cannot hold would fail
+  // there, after the whole run. (Every Linux file system's limit is at most NAME_MAX.)
+  if (name.size() > NAME_MAX) throw_errno(path, "cannot create output file", ENAMETOOLONG);
   if (!anonymous_allowed || !output.stage_anonymous(directory, name)) output.stage_named(directory, name);
   // (A throw here destroys `output`, which closes, or unlinks, the file.)
   if (replaces_existing) take_over_attributes(output.fd_.get(), path, st);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <climits>
 #include <cstring>
 #include <filesystem>
 #include <vector>
@@ -296,6 +297,21 @@ TEST_P(StagedOutput, MissingDirectoryNamesThePathAndCreatesNothing) {
     EXPECT_EQ(std::string(error.what()), path + ": cannot create output file: No such file or directory");
   }
   EXPECT_TRUE(test::directory_entries(dir_.path()).empty());
+}
+
+// A name longer than a directory entry may be is refused when the output is created, not when the
+// finished run would link it into place.
+TEST_P(StagedOutput, ANameTooLongIsRefusedAtCreation) {
+  const std::string path = dir_.file(std::string(NAME_MAX + 1, 'n'));
+  try {
+    (void)create(path);
+    FAIL() << "created";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("File name too long"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(test::directory_entries(dir_.path()).empty());
+  const OutputFile longest = create(dir_.file(std::string(NAME_MAX, 'n')));  // the longest is fine
+  EXPECT_TRUE(longest.fd() >= 0);
 }
 
 TEST(OutputFile, DirectoryIsRefused) {
