@@ -107,6 +107,9 @@ void refuse_character_device(const InputFile& file, std::string_view what, NullD
   const bool is_null =
       fstat(file.fd, &st) == 0 && S_ISCHR(st.st_mode) && major(st.st_rdev) == 1 && minor(st.st_rdev) == 3;
   if (is_null && null_device == NullDevice::accepted) return;
+  if (isatty(file.fd))
+    throw Error(file.display_name() + ": is a terminal, not a file of " + std::string(what) +
+                ": name a file, or pipe or redirect the data in");
   throw Error(file.display_name() + ": is a character device, not a file of " + std::string(what));
 }
 

@@ -158,7 +158,7 @@ OutputFile OutputFile::create(const std::string& path, bool anonymous_allowed) {
   }
 
   const auto [directory, name] = split_directory(output.target_);
-  if (name.empty()) throw_errno(path, "cannot create output file", EISDIR);
+  if (name.empty()) throw Error(path + ": names a directory (it ends in '/'), not an output file");
   // An anonymous file gets its name only at commit(): a name the directory cannot hold would fail
   // there, after the whole run. (Every Linux file system's limit is at most NAME_MAX.)
   if (name.size() > NAME_MAX) throw_errno(path, "cannot create output file", ENAMETOOLONG);
@@ -168,17 +168,25 @@ OutputFile OutputFile::create(const std::string& path, bool anonymous_allowed) {
   return output;
 }
 
+void OutputFile::throw_cannot_create(const std::string& directory) const {
+  const int error = errno;
+  // A link names its target, which is what could not be created; a missing directory is named too.
+  const std::string where = target_ == path_ ? path_ : path_ + " (a link to " + target_ + ")";
+  const std::string in = error == ENOENT ? " in " + (directory.empty() ? std::string(".") : directory) : "";
+  throw_errno(where, "cannot create output file" + in, error);
+}
+
 bool OutputFile::stage_anonymous(const std::string& directory, const std::string& name) {
   // The directory is held open: the file is created in it and linked into it, even should it be
   // renamed meanwhile (the link would fail across file systems).
   UniqueFd dir(open(directory.empty() ? "." : directory.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
-  if (!dir.valid()) throw_errno(path_, "cannot create output file");
+  if (!dir.valid()) throw_cannot_create(directory);
   // 0666 and no name: the umask (and a default ACL) apply exactly as to any newly created file. Not
   // O_EXCL, which would forbid ever linking it.
   UniqueFd file(openat(dir.get(), ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666));
   if (!file.valid()) {
     if (errno == EOPNOTSUPP || errno == EISDIR) return false;  // no O_TMPFILE here, or in this kernel
-    throw_errno(path_, "cannot create output file");
+    throw_cannot_create(directory);
   }
   if (!proc_fd_reaches(file.get())) return false;
   UniqueFd kept(fcntl(file.get(), F_DUPFD_CLOEXEC, 0));
@@ -199,7 +207,7 @@ void OutputFile::stage_named(const std::string& directory, const std::string& na
     // 0666 and O_CREAT: the umask (and a default ACL) apply exactly as to any newly created file.
     const int fd = open(temp_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd < 0 && errno == EEXIST) continue;
-    if (fd < 0) throw_errno(path_, "cannot create output file", errno);
+    if (fd < 0) throw_cannot_create(directory);
     staging_ = Staging::named;
     fd_ = UniqueFd(fd);
     temp_path_ = std::move(temp_path);

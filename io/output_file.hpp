@@ -115,6 +115,9 @@ class OutputFile {
   [[nodiscard]] bool stage_anonymous(const std::string& directory, const std::string& name);
   void stage_named(const std::string& directory, const std::string& name);
   void link_into_place();
+  // Throws the creation's failure (errno) naming the output, the target of a link, and DIRECTORY
+  // where it is missing.
+  [[noreturn]] void throw_cannot_create(const std::string& directory) const;
 
   std::string path_;
   std::string target_;  // where commit() puts the file: path_, or the target of the link at path_

@@ -210,6 +210,13 @@ run timeout 10 "$RMGSORT" sort -t u64 --record-size 16 -o "$K/from-device" </dev
 expect_rc 2
 expect_stderr "stdin: is a character device, not a file of records"
 expect_no_file "$K/from-device"
+# A terminal on standard input (a pseudo-terminal here): said as such, with what to do instead.
+run timeout 10 python3 -c 'import os, pty, subprocess, sys
+primary, secondary = pty.openpty()
+sys.exit(subprocess.run(sys.argv[1:], stdin=secondary).returncode)' "$RMGSORT" sort -t u32 -o "$K/from-device"
+expect_rc 2
+expect_stderr "stdin: is a terminal, not a file of keys: name a file, or pipe or redirect the data in"
+expect_no_file "$K/from-device"
 run timeout 10 "$RMGSORT" sort "$K/small.sorted" /dev/zero -t u32 -o "$K/from-device"
 expect_rc 2
 expect_stderr "/dev/zero: is a character device, not a file of keys"

@@ -288,15 +288,29 @@ TEST_P(StagedOutput, MoveKeepsOneOwner) {
   EXPECT_TRUE(test::read_plain_file(dir_.file("out")) == test::pattern_bytes(100, 3));
 }
 
-TEST_P(StagedOutput, MissingDirectoryNamesThePathAndCreatesNothing) {
+TEST_P(StagedOutput, MissingDirectoryNamesThePathAndTheDirectoryAndCreatesNothing) {
   const std::string path = dir_.file("no/such/dir/out.bin");
   try {
     OutputFile output = create(path);
     FAIL() << "created " << path;
   } catch (const Error& error) {
-    EXPECT_EQ(std::string(error.what()), path + ": cannot create output file: No such file or directory");
+    EXPECT_EQ(std::string(error.what()), path + ": cannot create output file in " + dir_.file("no/such/dir/") +
+                                             ": No such file or directory");
   }
   EXPECT_TRUE(test::directory_entries(dir_.path()).empty());
+}
+
+// -o DIR/ names no file: said so, rather than "Is a directory" for a directory that does not exist
+// (an existing one is "is a directory", DirectoryIsRefused).
+TEST(OutputFile, APathEndingInASlashIsRefusedAsNamingADirectory) {
+  for (const std::string path : {std::string("/var/tmp/no-such-dir-of-rmgsort/"), std::string("no-such-dir/")}) {
+    try {
+      (void)OutputFile::create(path);
+      ADD_FAILURE() << path << ": created";
+    } catch (const Error& e) {
+      EXPECT_EQ(std::string(e.what()), path + ": names a directory (it ends in '/'), not an output file");
+    }
+  }
 }
 
 // A name longer than a directory entry may be is refused when the output is created, not when the
@@ -381,6 +395,12 @@ TEST_P(StagedOutput, DanglingLinkIntoAMissingDirectoryOrALoopIsAnErrorNamingTheO
       ADD_FAILURE() << name << ": no error";
     } catch (const Error& e) {
       EXPECT_NE(std::string(e.what()).find(dir_.file(name)), std::string::npos) << e.what();
+      // The dangling link's target, and its missing directory, are named too.
+      if (std::string(name) == "lost") {
+        EXPECT_NE(std::string(e.what()).find("(a link to " + dir_.file("nodir/out") + ")"), std::string::npos)
+            << e.what();
+        EXPECT_NE(std::string(e.what()).find("in " + dir_.file("nodir/")), std::string::npos) << e.what();
+      }
     }
   }
   EXPECT_EQ(test::directory_entries(dir_.path()).size(), 2u) << "nothing created, the links kept";
