@@ -41,7 +41,6 @@
 #include "core/key_order.hpp"
 #include "core/key_type.hpp"
 #include "core/record_layout.hpp"
-#include "gpu/digit_rounds.hpp"
 
 namespace rmgsort {
 
@@ -100,9 +99,6 @@ class RoundsOnGpus {
   template <class Items>
   RoundsOnGpusReport trips(const Items& items, std::byte* records, std::byte* scratch, std::uint64_t count,
                            int shift, std::uint64_t first_record, const RoundSorted& sorted);
-  template <class Items, class RunsOf>
-  void gather_heavy_rounds(const Items& items, const std::vector<DigitRound>& rounds, const RunsOf& runs_of,
-                           std::byte* records);
   void drain() noexcept;
 
   RecordLayout layout_;
