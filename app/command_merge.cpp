@@ -150,8 +150,7 @@ struct Outputs {
 void open_outputs(const MergeOptions& options, Progress& progress, Outputs& outputs, MergeReport& report) {
   if (!options.output.empty()) outputs.output = OutputFile::create(options.output);
   if (!options.index_output.empty()) outputs.index = OutputFile::create(options.index_output);
-  report.uncommitted = uncommitted_outputs({outputs.output ? &*outputs.output : nullptr,
-                                            outputs.index ? &*outputs.index : nullptr});
+  report.uncommitted = uncommitted_outputs(outputs.output, outputs.index);
   outputs.run = SortRun{options.order, options.verify, options.unique, -1, "", -1, "", &progress, {}};
   if (outputs.output) {
     outputs.run.output_fd = outputs.output->fd();
@@ -217,7 +216,7 @@ int merge_and_commit(const MergeOptions& options, const Stopwatch& wall, StatsOu
   if (!report.outcome.verify_failure.empty()) {
     const std::string message = (output ? output->display_name() : index->display_name()) + ": --verify failed: " +
                                 report.outcome.verify_failure + "; " +
-                                uncommitted_outputs({output ? &*output : nullptr, index ? &*index : nullptr});
+                                uncommitted_outputs(output, index);
     std::fprintf(stderr, "rmgsort: %s\n", message.c_str());
     report.end = RunEnd{kExitCheckFailed, message};
     report.wall_seconds = wall.seconds();

@@ -215,7 +215,7 @@ int sort_and_commit(const SortOptions& options, const Validated& validated, cons
   if (!report.outcome->verify_failure.empty()) {
     const std::string message = (output ? output->display_name() : index->display_name()) + ": --verify failed: " +
                                 report.outcome->verify_failure + "; " +
-                                uncommitted_outputs({output ? &*output : nullptr, index ? &*index : nullptr});
+                                uncommitted_outputs(output, index);
     std::fprintf(stderr, "rmgsort: %s\n", message.c_str());
     report.end = RunEnd{kExitCheckFailed, message};
     report.wall_seconds = wall.seconds();

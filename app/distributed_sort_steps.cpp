@@ -22,10 +22,6 @@ namespace {
 
 constexpr std::uint64_t kReadPieceBytes = std::uint64_t{64} << 20;
 
-std::string bytes_exactly(std::uint64_t bytes) {
-  return format_bytes(bytes) + " (" + std::to_string(bytes) + " bytes)";
-}
-
 std::size_t active_threads() {
   return std::min<std::size_t>(std::size_t(tbb::this_task_arena::max_concurrency()),
                                tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism));
@@ -95,11 +91,11 @@ std::optional<SortPlan> plan_share(const SortOptions& options, const RecordLayou
   const std::uint64_t sorting = plan.memory.peak();
   if (std::max(exchanging, sorting) > host_memory) {
     too_large = "its share of " + std::to_string(received) + " records needs " +
-                bytes_exactly(std::max(exchanging, sorting)) + " of host memory in memory (while exchanging: its " +
-                "slice " + bytes_exactly(exchange.slice) + ", its destinations " + bytes_exactly(exchange.destinations) +
-                ", the share " + bytes_exactly(plan.memory.input) +
-                " and the staging " + bytes_exactly(exchange.staging) + "; while sorting: " + bytes_exactly(sorting) +
-                "), more than --host-memory " + bytes_exactly(host_memory);
+                format_bytes_exactly(std::max(exchanging, sorting)) + " of host memory in memory (while exchanging: its " +
+                "slice " + format_bytes_exactly(exchange.slice) + ", its destinations " + format_bytes_exactly(exchange.destinations) +
+                ", the share " + format_bytes_exactly(plan.memory.input) +
+                " and the staging " + format_bytes_exactly(exchange.staging) + "; while sorting: " + format_bytes_exactly(sorting) +
+                "), more than --host-memory " + format_bytes_exactly(host_memory);
     return std::nullopt;
   }
   return plan;

@@ -36,11 +36,11 @@ bool ends_by_sigpipe(const std::exception& error) {
 
 int exit_status_of(const std::exception& error) { return ends_by_sigpipe(error) ? kExitClosedPipe : kExitError; }
 
-std::string uncommitted_outputs(std::initializer_list<const OutputFile*> outputs) {
+std::string uncommitted_outputs(const std::optional<OutputFile>& output, const std::optional<OutputFile>& index) {
   std::string streamed;
-  for (const OutputFile* output : outputs)
-    if (output != nullptr && !output->can_take_back())
-      streamed += (streamed.empty() ? "" : " and ") + output->display_name();
+  for (const std::optional<OutputFile>* file : {&output, &index})
+    if (file->has_value() && !(*file)->can_take_back())
+      streamed += (streamed.empty() ? "" : " and ") + (*file)->display_name();
   if (streamed.empty()) return "nothing was committed";
   return "what was already written to " + streamed + " cannot be taken back: discard it";
 }

@@ -3,7 +3,7 @@
 #pragma once
 
 #include <exception>
-#include <initializer_list>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -27,10 +27,11 @@ namespace rmgsort {
 
 class OutputFile;
 
-// How the message of a run that failed after creating its outputs speaks of them: "nothing was
-// committed" when discarding takes back all that was written (null entries are outputs not given);
-// otherwise it names the outputs that got records as they were written (a pipe, a FIFO, a device),
-// which no discard can take back.
-[[nodiscard]] std::string uncommitted_outputs(std::initializer_list<const OutputFile*> outputs);
+// How the message of a run that failed after creating its outputs (-o and --index-output; empty
+// when not given) speaks of them: "nothing was committed" when discarding takes back all that was
+// written; otherwise it names the outputs that got records as they were written (a pipe, a FIFO, a
+// device), which no discard can take back.
+[[nodiscard]] std::string uncommitted_outputs(const std::optional<OutputFile>& output,
+                                              const std::optional<OutputFile>& index);
 
 }  // namespace rmgsort

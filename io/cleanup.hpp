@@ -40,9 +40,9 @@ void restore_stdout_size() noexcept;
 // Installs handlers for kCleanupSignals that leave the run's last words (io/last_words.hpp: its
 // statistics), cut a remembered standard output back, unlink every registered path and then end the
 // process by the signal itself, its default action restored (as GNU sort does): a shell shows 130
-// for SIGINT, 143 for SIGTERM, 131 for SIGQUIT, 142 for SIGALRM, ..., and a caller that asks how the
-// process ended learns which signal ended it. A handled signal other than SIGTERM that the process inherited ignored (nohup,
-// `cmd &` in a script) stays ignored. SIGPIPE and SIGXFSZ are
+// for SIGINT, 143 for SIGTERM, 131 for SIGQUIT, 142 for SIGALRM, ..., and a caller that asks how
+// the process ended learns which signal ended it. A handled signal other than SIGTERM that the
+// process inherited ignored (nohup, `cmd &` in a script) stays ignored. SIGPIPE and SIGXFSZ are
 // ignored instead, so that writing to a closed pipe fails with EPIPE and writing past `ulimit -f`
 // with EFBIG, which the writers report as an Error naming the output, and the normal unwinding
 // removes temporary files (a closed pipe then ends the process through die_of_sigpipe()). Call

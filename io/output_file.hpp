@@ -36,16 +36,17 @@ class OutputFile {
   // "-": standard output, refused when it is a terminal; when it is a regular file, a run that ends
   // without commit() cuts it back to the size it had here (what the run added goes, what was there
   // stays). A path naming the regular file standard output writes to (/dev/stdout under `> FILE`)
-  // is written through standard output the same way, not replaced. A path naming an existing non-regular file (/dev/null, a FIFO) is opened and written in
-  // place: renaming over it would replace the device. Otherwise the file is staged in the output's
-  // directory (same file system, so the link and the rename are atomic), anonymous where possible,
-  // with mode 0666 minus the umask, like any new file; replacing an existing file, which the caller
-  // must be allowed to write (access(W_OK): a read-only file, or another user's, is refused as an
-  // open for writing would be), it takes that file's owner, group and mode where permitted (never a
-  // set-ID bit on a file whose owner or group changed). A symbolic link is followed, so commit() replaces its target, unless
-  // io/detail/output_target.hpp refuses it. The output may be the input: the input stays readable
-  // until commit(). Throws rmgsort::Error naming PATH and the cause (missing directory, permission, a
-  // directory at PATH, a refused link); nothing is created then.
+  // is written through standard output the same way, not replaced. A path naming an existing
+  // non-regular file (/dev/null, a FIFO) is opened and written in place: renaming over it would
+  // replace the device. Otherwise the file is staged in the output's directory (same file system,
+  // so the link and the rename are atomic), anonymous where possible, with mode 0666 minus the
+  // umask, like any new file; replacing an existing file, which the caller must be allowed to write
+  // (access(W_OK): a read-only file, or another user's, is refused as an open for writing would
+  // be), it takes that file's owner, group and mode where permitted (never a set-ID bit on a file
+  // whose owner or group changed). A symbolic link is followed, so commit() replaces its target,
+  // unless io/detail/output_target.hpp refuses it. The output may be the input: the input stays
+  // readable until commit(). Throws rmgsort::Error naming PATH and the cause (missing directory,
+  // permission, a directory at PATH, a refused link); nothing is created then.
   [[nodiscard]] static OutputFile create(const std::string& path);
   // create() with the named temporary file even where O_TMPFILE works: what the fallback does, for
   // its tests.

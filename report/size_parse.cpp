@@ -96,6 +96,10 @@ std::uint64_t parse_count(std::string_view text, std::string_view option) {
   return *count;
 }
 
+std::string format_bytes_exactly(std::uint64_t bytes) {
+  return format_bytes(bytes) + " (" + std::to_string(bytes) + " bytes)";
+}
+
 std::string format_bytes(std::uint64_t bytes) {
   static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   double value = double(bytes);

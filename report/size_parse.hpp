@@ -22,5 +22,8 @@ namespace rmgsort {
 
 // "1.50 GiB"-style rendering for messages.
 [[nodiscard]] std::string format_bytes(std::uint64_t bytes);
+// "7.81 KiB (8000 bytes)": exact where rounding would hide the difference that matters (the least a
+// limit may be).
+[[nodiscard]] std::string format_bytes_exactly(std::uint64_t bytes);
 
 }  // namespace rmgsort

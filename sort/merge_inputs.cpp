@@ -117,11 +117,9 @@ class MergeDriver {
   void run() {
     std::size_t streams = 0;
     for (const MergeInput& input : job_.inputs) streams += input.stream ? 1 : 0;
-    if (job_.host_memory < merge_host_memory_least(wide_))
-      throw Error("--host-memory " + format_bytes(job_.host_memory) + " (" + std::to_string(job_.host_memory) +
-                  " bytes) is too small to merge: give it at least " + format_bytes(merge_host_memory_least(wide_)) +
-                  " (" + std::to_string(merge_host_memory_least(wide_)) + " bytes): two output buffers and two inputs' "
-                  "read chunks of 64 KiB or a record");
+    if (const std::uint64_t least = merge_host_memory_least(wide_); job_.host_memory < least)
+      throw Error("--host-memory " + format_bytes_exactly(job_.host_memory) + " is too small to merge: give it at least " +
+                  format_bytes_exactly(least) + ": two output buffers and two inputs' read chunks of 64 KiB or a record");
     const std::size_t open_files = raise_open_file_limit();
     outcome_.plan = plan_merge(job_.host_memory, wide_, open_files > streams ? open_files - streams : 0,
                                job_.fan_in_limit);

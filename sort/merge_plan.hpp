@@ -43,8 +43,8 @@ struct MergePlan {
                                    std::size_t fan_in_limit = 0);
 
 // The least --host-memory a merge of records of STRIDE bytes works within: its two output buffers
-// (an eighth of the limit each, at least 64 KiB) and two sources of four smallest chunks. Below it plan_merge() would still merge, with
-// more memory than it was given: the merge refuses it instead.
+// (an eighth of the limit each, at least 64 KiB) and two sources of four smallest chunks. Below it
+// plan_merge() would still merge, with more memory than it was given: the merge refuses it instead.
 [[nodiscard]] std::uint64_t merge_host_memory_least(std::size_t stride);
 
 // Each source's chunk (its reads; its window holds two) in a pass of SOURCES sources of STRIDE bytes.

@@ -38,11 +38,6 @@ std::size_t spill_chunk_bytes(std::uint64_t host_memory, std::size_t width, std:
   return chunk;
 }
 
-// "7.81 KiB (8000 bytes)": exact where rounding would hide the difference that matters.
-std::string bytes_exactly(std::uint64_t bytes) {
-  return format_bytes(bytes) + " (" + std::to_string(bytes) + " bytes)";
-}
-
 // Records of any layout but a bare key, and every sort whose positions are written, go through
 // record tags (sort/sort_engine.hpp).
 bool sorts_records(const PlanRequest& request) { return !request.layout.is_bare_key() || request.positions; }
@@ -128,9 +123,9 @@ void plan_spill(SortPlan& plan, const PlanRequest& request, std::uint64_t prefix
     }
   }
   if (round_keys == 0)
-    throw Error(request.input_name + ": --host-memory " + bytes_exactly(host_memory) +
+    throw Error(request.input_name + ": --host-memory " + format_bytes_exactly(host_memory) +
                 " is too small to sort through spill files; give it at least " +
-                bytes_exactly(kSpillChunksHeld * smallest_spill_chunk(width) + bytes_per_key));
+                format_bytes_exactly(kSpillChunksHeld * smallest_spill_chunk(width) + bytes_per_key));
   plan.path = SortPath::spill;
   plan.round_keys = round_keys;
   plan.spill_chunk_bytes = chunk_bytes;
