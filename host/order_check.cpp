@@ -54,6 +54,26 @@ template std::optional<std::size_t> find_disorder(const double*, std::size_t, So
 
 namespace {
 
+// Whether two keys the check ranks the same are one key, as --unique compares them: in the total
+// order bare float keys order their NaNs by bit pattern (core/record_layout.hpp), so there two NaNs
+// are one key only when their bits are; elsewhere equal ranks are equal keys.
+struct SameKey {
+  std::size_t key_offset = 0;
+  std::size_t key_size = 0;
+  bool by_bits = false;
+
+  SameKey(const RecordLayout& layout, FloatOrder float_order)
+      : key_offset(layout.key_offset),
+        key_size(layout.key_size),
+        by_bits(float_order == FloatOrder::total && !layout.equal_nans &&
+                (layout.key_type == KeyType::f32 || layout.key_type == KeyType::f64)) {}
+
+  // A and B point at the two keys.
+  [[nodiscard]] bool operator()(const std::byte* a, const std::byte* b) const {
+    return !by_bits || std::memcmp(a, b, key_size) == 0;
+  }
+};
+
 // -1, 0 or 1 as key A (read by RANK_A from A) ranks before, with or after key B (read by RANK_B).
 template <class Rank>
 int compare_keys(const Rank& rank_a, const std::byte* a, const Rank& rank_b, const std::byte* b) {
@@ -65,13 +85,16 @@ int compare_keys(const Rank& rank_a, const std::byte* a, const Rank& rank_b, con
 }
 
 template <class Rank>
-OrderScan scan_records(const Rank& rank, const std::byte* records, std::size_t n, std::size_t record_size) {
+OrderScan scan_records(const Rank& rank, const SameKey& same_key, const std::byte* records, std::size_t n,
+                       std::size_t record_size) {
   // Each piece [b, e) compares the pairs (i - 1, i) for i in [max(b, 1), e); the pieces' first
   // disorders combine by minimum, their duplicates by sum, so any split gives the same answer.
   const auto scan = [&](std::size_t b, std::size_t e, OrderScan found) {
     for (std::size_t i = std::max<std::size_t>(b, 1); i < e; ++i) {
-      const int c = compare_ranks(rank, records + i * record_size, records + (i - 1) * record_size);
-      if (c == 0) ++found.duplicate_keys;
+      const std::byte* record = records + i * record_size;
+      const std::byte* previous = record - record_size;
+      const int c = compare_ranks(rank, record, previous);
+      if (c == 0 && same_key(record + same_key.key_offset, previous + same_key.key_offset)) ++found.duplicate_keys;
       if (c < 0 && !(found.first_disorder && *found.first_disorder < i)) found.first_disorder = i;
     }
     return found;
@@ -131,8 +154,10 @@ decltype(auto) visit_check_rank(const RecordLayout& layout, SortOrder order, Flo
 
 OrderScan scan_order(const std::byte* records, std::size_t n, const RecordLayout& layout, SortOrder order,
                      FloatOrder float_order) {
-  return visit_check_rank(checked_layout(layout), order, float_order,
-                          [&](const auto& rank) { return scan_records(rank, records, n, layout.record_size); });
+  const SameKey same_key(layout, float_order);
+  return visit_check_rank(checked_layout(layout), order, float_order, [&](const auto& rank) {
+    return scan_records(rank, same_key, records, n, layout.record_size);
+  });
 }
 
 std::optional<std::size_t> find_disorder(const std::byte* records, std::size_t n, const RecordLayout& layout,
@@ -143,7 +168,10 @@ std::optional<std::size_t> find_disorder(const std::byte* records, std::size_t n
 }
 
 OrderChecker::OrderChecker(const RecordLayout& layout, SortOrder order, FloatOrder float_order)
-    : layout_(checked_layout(layout)), order_(order), float_order_(float_order) {}
+    : layout_(checked_layout(layout)),
+      order_(order),
+      float_order_(float_order),
+      equal_nans_(layout.equal_nans) {}
 
 void OrderChecker::feed(const std::byte* data, std::uint64_t bytes) {
   const std::size_t size = layout_.record_size;
@@ -157,15 +185,18 @@ void OrderChecker::feed(const std::byte* data, std::uint64_t bytes) {
     std::memcpy(disorder_->key.data(), key, layout_.key_size);
     scan_.first_disorder = disorder_->index;
   };
+  RecordLayout as_sorted = layout_;
+  as_sorted.equal_nans = equal_nans_;
+  const SameKey same_key(as_sorted, float_order_);
   visit_check_rank(layout_, order_, float_order_, [&](const auto& rank) {
     if (records_seen_ > 0) {  // the pair across the chunk boundary: the kept key against the first record
       auto kept = rank;
       kept.key_offset = 0;
       const int c = compare_keys(rank, data, kept, last_key_.data());
-      if (c == 0) ++scan_.duplicate_keys;
+      if (c == 0 && same_key(keys, last_key_.data())) ++scan_.duplicate_keys;
       if (c < 0 && !disorder_) note_disorder(0, last_key_.data(), keys);
     }
-    const OrderScan chunk = scan_records(rank, data, std::size_t(n), size);
+    const OrderScan chunk = scan_records(rank, same_key, data, std::size_t(n), size);
     if (chunk.first_disorder && !disorder_) {
       const std::uint64_t i = *chunk.first_disorder;
       note_disorder(i, keys + (i - 1) * size, keys + i * size);

@@ -34,13 +34,15 @@ enum class FloatOrder {
 // What a scan of records in sequence finds.
 struct OrderScan {
   std::optional<std::uint64_t> first_disorder;  // the first record whose key must precede the previous one's
-  std::uint64_t duplicate_keys = 0;             // records whose key equals the previous record's
+  // Records whose key equals the previous record's, as --unique compares them (scan_order below).
+  std::uint64_t duplicate_keys = 0;
 };
 
 // Scans records[0, n) of LAYOUT (n * record_size bytes) for `order`. Keys compare by their rank words
 // (core/record_rank.hpp) with every NaN ranking the same, whatever layout.equal_nans says: a check
-// accepts NaNs in any order among themselves, and counts them as equal keys; FloatOrder::ieee ranks
-// -0.0 with +0.0 too. Parallel (oneTBB) for large n; the answer does not depend on how the work is split.
+// accepts NaNs in any order among themselves. It counts as duplicates the neighbours --unique would
+// take for one key: in the total order, NaNs with layout.equal_nans unset (bare float keys) only
+// when their bits are the same; FloatOrder::ieee ranks -0.0 with +0.0 and every NaN as one key. Parallel (oneTBB) for large n; the answer does not depend on how the work is split.
 [[nodiscard]] OrderScan scan_order(const std::byte* records, std::size_t n, const RecordLayout& layout, SortOrder order,
                                    FloatOrder float_order = FloatOrder::total);
 
@@ -80,6 +82,7 @@ class OrderChecker {
   RecordLayout layout_;
   SortOrder order_;
   FloatOrder float_order_;
+  bool equal_nans_;  // the layout's own (layout_ ranks every NaN the same): what counts as one key
   std::uint64_t records_seen_ = 0;
   OrderScan scan_;
   std::optional<Disorder> disorder_;

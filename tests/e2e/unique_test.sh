@@ -86,6 +86,9 @@ for path in "${PATHS[@]}"; do
   expect_rc 0
   expect_size "$U/out" 36  # the nine bit patterns
   expect_ref --unique --raw f32 4 0 "$U/out" "$U/idx" "$U/keys.f32"
+  rmg check "$U/out" -t f32  # counts duplicates as --unique compares keys: none left
+  expect_rc 0
+  expect_stdout "9 f32 keys in ascending order; 0 duplicate keys;"
   end
 
   begin "13-byte records, f32 key at 5, $name: every NaN one key, the first in input order"
@@ -94,6 +97,9 @@ for path in "${PATHS[@]}"; do
   expect_rc 0
   expect_size "$U/out" $((7 * 13))  # six numbers (-0.0 and +0.0 apart) and one NaN
   expect_ref --unique --raw f32 13 5 "$U/out" "$U/idx" "$U/f32.rec"
+  rmg check "$U/out" -t f32 --record-size 13 --key-offset 5
+  expect_rc 0
+  expect_stdout "; 0 duplicate keys;"
   end
 
   begin "bytes:10 keys of 100-byte records, descending, $name"

@@ -213,11 +213,14 @@ TYPED_TEST(OrderCheckFloatOrderTest, NaNsAreAcceptedAsARunAfterTheLastNumberInBo
       const OrderScan ascending = check_floats(layout, std::vector<T>{-inf, T(0), inf, nan, minus_nan, payload_nan, nan},
                                                SortOrder::ascending, float_order);
       EXPECT_FALSE(ascending.first_disorder.has_value());
-      EXPECT_EQ(ascending.duplicate_keys, 3u);  // the NaNs are one key
-      const OrderScan descending = check_floats(layout, std::vector<T>{inf, T(0), -inf, minus_nan, nan},
+      // The NaNs are one key, but for bare keys in the total order, which order them by bit pattern
+      // (there only the same bits are one key, as --unique compares them).
+      const bool by_bits = !layout.equal_nans && float_order == FloatOrder::total;
+      EXPECT_EQ(ascending.duplicate_keys, by_bits ? 0u : 3u);
+      const OrderScan descending = check_floats(layout, std::vector<T>{inf, T(0), -inf, minus_nan, nan, nan},
                                                 SortOrder::descending, float_order);
       EXPECT_FALSE(descending.first_disorder.has_value());
-      EXPECT_EQ(descending.duplicate_keys, 1u);
+      EXPECT_EQ(descending.duplicate_keys, by_bits ? 1u : 2u);
       for (SortOrder order : kOrders) {
         SCOPED_TRACE(order_name(order));
         // A NaN first, or a number after the NaNs: out of order, in both directions.
