@@ -6,8 +6,6 @@
 #include <tbb/task_arena.h>
 #include <unistd.h>
 
-#include <cstdlib>
-
 #include "app/distributed_outputs.hpp"
 #include "app/gpu_choice.hpp"
 #include "core/error.hpp"
@@ -29,12 +27,6 @@ namespace {
 
 using dist::agreed;
 
-std::string directory_or_default(const std::string& temp_dir) {
-  if (!temp_dir.empty()) return temp_dir;
-  const char* tmpdir = std::getenv("TMPDIR");
-  return tmpdir != nullptr && *tmpdir != '\0' ? tmpdir : "/tmp";
-}
-
 unsigned active_threads() {
   return unsigned(std::min<std::size_t>(std::size_t(tbb::this_task_arena::max_concurrency()),
                                         tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism)));
@@ -44,15 +36,15 @@ unsigned active_threads() {
 
 ShareFile ShareFile::create(const std::string& temp_dir) {
   ShareFile file;
-  file.directory_ = directory_or_default(temp_dir);
-  file.fd_ = UniqueFd(::open(file.directory_.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600));
-  if (!file.fd_.valid()) throw_errno("--temp-dir " + file.directory_, "cannot create the file of this rank's share");
+  file.directory_ = TempDir::chosen(temp_dir);
+  file.fd_ = UniqueFd(::open(file.directory_.path.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600));
+  if (!file.fd_.valid()) throw_errno(file.directory_.name, "cannot create the file of this rank's share");
   return file;
 }
 
 dist::ShareSink ShareFile::sink() const {
   const int fd = fd_.get();
-  const std::string name = "--temp-dir " + directory_ + ": this rank's share";
+  const std::string name = directory_.name + ": this rank's share";
   return [fd, name](std::uint64_t offset, const std::byte* data, std::size_t bytes) {
     pwrite_all(fd, name, data, bytes, offset);
   };

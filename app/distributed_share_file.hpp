@@ -18,6 +18,7 @@
 #include "report/stats.hpp"
 #include "core/record_layout.hpp"
 #include "dist/share_exchange.hpp"
+#include "io/temp_dir.hpp"
 #include "io/unique_fd.hpp"
 #include "sort/sort_plan.hpp"
 #include "sort/sort_run.hpp"
@@ -41,7 +42,7 @@ class ShareFile {
                                       std::optional<SortPlan>& plan, std::vector<int>& gpus);
 
  private:
-  std::string directory_;
+  TempDir directory_;
   UniqueFd fd_;
 };
 

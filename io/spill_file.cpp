@@ -27,30 +27,30 @@ constexpr std::uint64_t kMaxReadBytes = std::uint64_t{1} << 20;
 // The fallback where the file system refuses O_TMPFILE: a fresh name, created exclusively and
 // unlinked at once. The name is registered for removal on signals before the file exists, so a signal
 // in between leaves nothing behind.
-UniqueFd create_and_unlink(const std::string& dir) {
+UniqueFd create_and_unlink(const TempDir& dir) {
   static std::atomic<std::uint64_t> files{0};
   for (int attempt = 0;; ++attempt) {
-    const std::string path = dir + "/.rmgsort-spill-" + std::to_string(::getpid()) + "-" + std::to_string(files++);
+    const std::string path = dir.path + "/.rmgsort-spill-" + std::to_string(::getpid()) + "-" + std::to_string(files++);
     CleanupRegistration registration(path);
     const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd >= 0) {
       ::unlink(path.c_str());
       return UniqueFd(fd);
     }
-    if (errno != EEXIST || attempt > 100) throw_errno("--temp-dir " + dir, "cannot create a spill file");
+    if (errno != EEXIST || attempt > 100) throw_errno(dir.name, "cannot create a spill file");
   }
 }
 
 // How errors name a spill file in memory.
 constexpr const char* kMemoryName = "spill memory";
 
-UniqueFd create_anonymous(const std::string& dir) {
-  RMGSORT_EXPECTS(!dir.empty(), "a spill file in a directory");
-  const int fd = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+UniqueFd create_anonymous(const TempDir& dir) {
+  RMGSORT_EXPECTS(!dir.path.empty(), "a spill file in a directory");
+  const int fd = ::open(dir.path.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
   if (fd >= 0) return UniqueFd(fd);
   // EOPNOTSUPP: the file system has no O_TMPFILE; EISDIR: the kernel has none (before Linux 3.11).
   if (errno == EOPNOTSUPP || errno == EISDIR) return create_and_unlink(dir);
-  throw_errno("--temp-dir " + dir, "cannot create a spill file");
+  throw_errno(dir.name, "cannot create a spill file");
 }
 
 void pread_exact(int fd, const std::string& name, std::byte* dst, std::size_t bytes, std::uint64_t offset) {
@@ -165,8 +165,8 @@ void SpillMemory::pieces(std::uint64_t offset, std::uint64_t bytes, F&& f) const
   }
 }
 
-SpillFile::SpillFile(const std::string& temp_dir, std::size_t rounds, std::size_t table_bytes)
-    : name_("--temp-dir " + temp_dir + ": spill file"),
+SpillFile::SpillFile(const TempDir& temp_dir, std::size_t rounds, std::size_t table_bytes)
+    : name_(temp_dir.name + ": spill file"),
       fd_(create_anonymous(temp_dir)),
       rounds_(rounds),
       page_rows_(std::max<std::size_t>(1, table_bytes / (8 + 4 * rounds))),

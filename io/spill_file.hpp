@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "io/host_buffer.hpp"
+#include "io/temp_dir.hpp"
 #include "io/unique_fd.hpp"
 
 namespace rmgsort {
@@ -79,10 +80,10 @@ class SpillMemory {
 
 class SpillFile {
  public:
-  // An empty file in TEMP_DIR (not empty) for chunks of records in ROUNDS rounds (at least 1), whose
-  // table pages take at most TABLE_BYTES of memory (at least one row). Throws rmgsort::Error naming
-  // --temp-dir ("--temp-dir /tmp: cannot create a spill file: Read-only file system").
-  SpillFile(const std::string& temp_dir, std::size_t rounds, std::size_t table_bytes);
+  // An empty file in TEMP_DIR for chunks of records in ROUNDS rounds (at least 1), whose table
+  // pages take at most TABLE_BYTES of memory (at least one row). Throws rmgsort::Error naming the
+  // directory as TEMP_DIR.name does ("--temp-dir /x: cannot create a spill file: Read-only file system").
+  SpillFile(const TempDir& temp_dir, std::size_t rounds, std::size_t table_bytes);
   // An empty spill file in MEMORY, named "spill memory", for chunks in ROUNDS rounds (at least 1)
   // of at most memory.size() bytes in all.
   SpillFile(SpillMemory memory, std::size_t rounds);
@@ -91,7 +92,7 @@ class SpillFile {
 
   // Appends CHUNK (at most 4 GiB), whose bytes are grouped by round: round r is
   // [round_ends[r - 1], round_ends[r]) (0 for r = 0), and round_ends.back() == chunk.size(). One
-  // thread at a time. Throws rmgsort::Error naming --temp-dir ("...: No space left on device"), or
+  // thread at a time. Throws rmgsort::Error naming the directory ("...: No space left on device"), or
   // "spill memory" when the chunks outgrow its reservation.
   void append(std::span<const std::byte> chunk, std::span<const std::uint64_t> round_ends);
   // Writes the rows not yet written and frees the page: call once, after the last append and before
@@ -101,7 +102,7 @@ class SpillFile {
   [[nodiscard]] std::size_t rounds() const { return rounds_; }
   [[nodiscard]] std::uint64_t round_bytes(std::size_t round) const { return round_bytes_[round]; }
   [[nodiscard]] bool in_memory() const { return !fd_.valid(); }
-  // "--temp-dir DIR: spill file" or "spill memory", how errors name the file.
+  // "--temp-dir DIR: spill file" (TempDir's name) or "spill memory", how errors name the file.
   [[nodiscard]] const std::string& name() const { return name_; }
 
  private:

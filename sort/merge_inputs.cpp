@@ -1,7 +1,6 @@
 #include "sort/merge_inputs.hpp"
 
 #include <algorithm>
-#include <cstdlib>
 #include <future>
 #include <iterator>
 #include <memory>
@@ -11,6 +10,7 @@
 #include "core/error.hpp"
 #include "host/checksum.hpp"
 #include "io/spill_file.hpp"
+#include "io/temp_dir.hpp"
 #include "report/size_parse.hpp"
 #include "report/stopwatch.hpp"
 #include "sort/merge_pass.hpp"
@@ -26,12 +26,6 @@ constexpr std::size_t kNoInput = SIZE_MAX;
 // Descriptors open besides the streams when /proc/self/fd cannot be listed (standard ones, the
 // outputs and their rings, the statistics).
 constexpr std::size_t kDescriptorsGuessed = 16;
-
-std::string temp_dir_or_default(const std::string& temp_dir) {
-  if (!temp_dir.empty()) return temp_dir;
-  const char* tmpdir = std::getenv("TMPDIR");
-  return tmpdir != nullptr && *tmpdir != '\0' ? tmpdir : "/tmp";
-}
 
 // Records in a nameless temporary file: a pass's run, or a raw stream copied.
 struct TempRun {
@@ -111,7 +105,7 @@ class MergeDriver {
  public:
   MergeDriver(const MergeJob& job, MergeOutcome& outcome)
       : job_(job), layout_(job.layout), positions_(job.run.index_fd >= 0),
-        wide_(layout_.record_size + (positions_ ? 8 : 0)), temp_dir_(temp_dir_or_default(job.temp_dir)),
+        wide_(layout_.record_size + (positions_ ? 8 : 0)), temp_dir_(TempDir::chosen(job.temp_dir)),
         progress_(*job.run.progress), outcome_(outcome) {}
 
   void run() {
@@ -152,7 +146,7 @@ class MergeDriver {
   }
 
   std::shared_ptr<TempRun> copy_stream(const MergeInput& input) {
-    progress_.phase("copying " + input.check.name + " to " + temp_dir_, 0);
+    progress_.phase("copying " + input.check.name + " to " + temp_dir_.path, 0);
     auto run = std::make_shared<TempRun>();
     run->file = std::make_unique<SpillFile>(temp_dir_, 1, kRunTableBytes);
     const std::unique_ptr<MergeSource> source =
@@ -213,7 +207,7 @@ class MergeDriver {
   // GROUP merged into a new run, counted in REPORT.
   Source merge_into_run(std::span<const Source> group, std::size_t number, MergePassReport& report) {
     progress_.phase("pass " + std::to_string(number) + ": merging " + describe(group) + " into a temporary file in " +
-                        temp_dir_,
+                        temp_dir_.path,
                     known_bytes(group));
     auto run = std::make_shared<TempRun>();
     run->file = std::make_unique<SpillFile>(temp_dir_, 1, kRunTableBytes);
@@ -315,7 +309,7 @@ class MergeDriver {
   const RecordLayout& layout_;
   bool positions_;
   std::size_t wide_;  // a run's records: with their positions when --index-output wants them
-  std::string temp_dir_;
+  TempDir temp_dir_;
   Progress& progress_;
   MergeOutcome& outcome_;
   KeyChecksum input_checksum_;  // of every input, as its pass read it

@@ -1,6 +1,5 @@
 #include "sort/spill_files_sort.hpp"
 
-#include <cstdlib>
 #include <optional>
 
 #include "core/error.hpp"
@@ -10,12 +9,6 @@
 
 namespace rmgsort {
 namespace {
-
-std::string temp_dir_or_default(const std::string& temp_dir) {
-  if (!temp_dir.empty()) return temp_dir;
-  const char* tmpdir = std::getenv("TMPDIR");
-  return tmpdir != nullptr && *tmpdir != '\0' ? tmpdir : "/tmp";
-}
 
 // The plan's round buffers and the engine, made once the streaming pass is over: a stream's prefix
 // is let go first, so that the two never take memory at once (sort/sort_plan.hpp).
@@ -73,7 +66,7 @@ SortOutcome sort_through_spill(SortPlan& plan, InputSequence& input, HostBuffer 
   job.layout = user;
   job.append_position = plan.positions == PositionSource::appended;
   job.order = run.order;
-  job.temp_dir = plan.spill_in_memory ? std::string() : temp_dir_or_default(temp_dir);
+  if (!plan.spill_in_memory) job.temp_dir = TempDir::chosen(temp_dir);
   job.memory_bytes = plan.spill_in_memory ? plan.memory.spill_memory : 0;  // what the plan counted, exactly
   job.round_keys = plan.round_keys;
   job.chunk_bytes = plan.spill_chunk_bytes;
@@ -115,7 +108,7 @@ SortOutcome sort_through_spill(SortPlan& plan, InputSequence& input, HostBuffer 
     (*sink)(round_sorted ? sorted_round : SortedRound{round, {}});
     round_sorted = false;
   };
-  progress.phase("spilling " + input.display_name() + " to " + (plan.spill_in_memory ? "memory" : job.temp_dir),
+  progress.phase("spilling " + input.display_name() + " to " + (plan.spill_in_memory ? "memory" : job.temp_dir->path),
                  input.regular() ? input.size() : 0);
   SpillSource source{&input, prefix.bytes()};
   outcome.spill = spill_sort(job, source);

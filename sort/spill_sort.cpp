@@ -116,13 +116,13 @@ class SpillSorter {
     const std::size_t chunk_bytes = whole_records_chunk(job_.chunk_bytes / spilled_.record_size * bytes, bytes);
     if (input.regular()) {
       const std::uint64_t records = input.size() / bytes;
-      RMGSORT_EXPECTS(!job_.temp_dir.empty() || records * spilled_.record_size == job_.memory_bytes,
+      RMGSORT_EXPECTS(job_.temp_dir || records * spilled_.record_size == job_.memory_bytes,
                       "spill memory reserved for exactly the input's records as spilled");
       const auto splitters = Splitters<std::uint64_t>::from_sample(sample_file(input).words(), rounds_for(records), 0, 0);
       partition(std::make_unique<InputChunks>(input, std::span<const std::byte>{}, chunk_bytes, job_.layout),
                 splitters, 0, records, 1, 0);
     } else {
-      RMGSORT_EXPECTS(!job_.temp_dir.empty(), "spill memory for a regular input (its size known)");
+      RMGSORT_EXPECTS(job_.temp_dir, "spill memory for a regular input (its size known)");
       const auto splitters = Splitters<std::uint64_t>::from_sample(sample_prefix(source.prefix).words(), rounds_for(0), 0, 0);
       partition(std::make_unique<InputChunks>(input, source.prefix, chunk_bytes, job_.layout), splitters, 0, 0, 1, 0);
     }
@@ -183,7 +183,7 @@ class SpillSorter {
   // PARENT_ROUND of PARENT), which it reads once and never again, so that the spill in memory at
   // every depth takes what the plan reserved, no more.
   std::unique_ptr<SpillFile> new_file(std::size_t rounds, const SpillFile* parent, std::size_t parent_round) const {
-    if (!job_.temp_dir.empty()) return std::make_unique<SpillFile>(job_.temp_dir, rounds, job_.chunk_bytes / 2);
+    if (job_.temp_dir) return std::make_unique<SpillFile>(*job_.temp_dir, rounds, job_.chunk_bytes / 2);
     if (parent == nullptr) {
       const auto threads = unsigned(tbb::this_task_arena::max_concurrency());
       return std::make_unique<SpillFile>(SpillMemory::reserve(job_.memory_bytes, threads), rounds);

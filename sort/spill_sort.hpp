@@ -29,12 +29,14 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "core/key_order.hpp"
 #include "core/record_layout.hpp"
+#include "io/temp_dir.hpp"
 
 namespace rmgsort {
 
@@ -55,11 +57,11 @@ struct SpillJob {
   // --index-output): the rounds, spill files and records handed to sort_round and `sorted` then have
   // layout.with_position() (the key where it was).
   bool append_position = false;
-  // The spill files' directory; empty: anonymous memory, for the records of a regular input that
+  // The spill files' directory; none: anonymous memory, for the records of a regular input that
   // fit memory: memory_bytes, reserved before the first chunk, which must be exactly the input's
   // records as spilled (the plan's spill_memory); passes over a round reuse its bytes
   // (io/spill_file.hpp SpillMemory), so that is all the spill in memory takes at any depth.
-  std::string temp_dir;
+  std::optional<TempDir> temp_dir;
   std::uint64_t memory_bytes = 0;
   std::uint64_t round_keys = 0;  // the most records sort_round takes (the round buffers' size)
   std::size_t chunk_bytes = 0;   // the streaming pass's chunk: at least one record as spilled

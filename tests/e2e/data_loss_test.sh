@@ -344,6 +344,7 @@ TMPDIR=/nonexistent "$RMGSORT" sort "$IN/m8.u64" -t u64 --host-memory 256K --gpu
 RC=$?
 expect_rc 2
 expect_size "$D/zeros.out" 0
+expect_stderr "TMPDIR /nonexistent: cannot create a spill file"  # where the directory came from
 end
 
 begin "failed run after what standard output already held: that stays, nothing added"

@@ -34,10 +34,7 @@
 namespace rmgsort {
 namespace {
 
-std::string temp_dir() {
-  const char* dir = std::getenv("TMPDIR");
-  return dir != nullptr && *dir != '\0' ? dir : "/tmp";
-}
+std::string temp_dir() { return TempDir::chosen("").path; }
 
 // The chunks of a spill file test: each chunk's bytes grouped by round, and where its rounds end.
 struct TestChunk {
@@ -79,7 +76,7 @@ std::uint64_t total_bytes(const std::vector<TestChunk>& chunks) {
 std::unique_ptr<SpillFile> spill_file_of(const std::string& dir, std::size_t rounds,
                                          const std::vector<TestChunk>& chunks) {
   auto file = dir.empty() ? std::make_unique<SpillFile>(SpillMemory::reserve(total_bytes(chunks), 3), rounds)
-                          : std::make_unique<SpillFile>(dir, rounds, 3 * (8 + 4 * rounds));
+                          : std::make_unique<SpillFile>(TempDir::chosen(dir), rounds, 3 * (8 + 4 * rounds));
   for (const TestChunk& chunk : chunks) file->append(chunk.bytes, chunk.ends);
   file->finish_appending();
   return file;
@@ -209,7 +206,7 @@ TEST(SpillFileTest, SpillMemoryThatCannotBeHadIsNamed) {
 
 TEST(SpillFileTest, AnUnusableTempDirIsNamed) {
   try {
-    SpillFile file("/nonexistent-rmgsort-dir", 2, 4096);
+    SpillFile file(TempDir::chosen("/nonexistent-rmgsort-dir"), 2, 4096);
     FAIL() << "created a spill file in a missing directory";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("--temp-dir /nonexistent-rmgsort-dir: cannot create a spill file"),
@@ -263,7 +260,7 @@ SpillReport spill_sorted(const std::string& dist, std::uint64_t count, std::uint
   SpillJob job;
   job.layout = RecordLayout::bare_key(KeyType::u64);
   job.order = order;
-  job.temp_dir = temp_dir();
+  job.temp_dir = TempDir::chosen("");
   job.round_keys = round_keys;
   job.chunk_bytes = chunk_bytes;
   job.round_buffers = [&]() -> std::array<std::byte*, 2> {
@@ -364,7 +361,7 @@ SpillReport spill_records_sorted(const std::vector<std::byte>& records, const Re
   job.layout = layout;
   job.order = run.order;
   job.append_position = run.append_position;
-  job.temp_dir = run.in_memory ? "" : temp_dir();
+  if (!run.in_memory) job.temp_dir = TempDir::chosen("");
   if (run.in_memory) job.memory_bytes = records.size() / layout.record_size * job.spilled_layout().record_size;
   job.round_keys = run.round_keys;
   job.chunk_bytes = run.chunk_bytes;
