@@ -110,6 +110,24 @@ std::optional<std::pair<off_t, off_t>> regular_stdout_extent() {
   return std::pair{st.st_size, position};
 }
 
+// Throws rmgsort::Error naming PATH when the rename that commits the output could not replace EXISTING
+// (the regular file at TARGET, which the caller may write).
+void refuse_rename_a_sticky_directory_forbids(const std::string& path, const std::string& target,
+                                              const struct stat& existing) {
+  // In a sticky directory (/tmp) only the file's owner, the directory's owner or a process with
+  // CAP_FOWNER (root, here) may rename over a file: another user's world-writable file there would
+  // pass the W_OK check and fail at the rename, after the whole run.
+  const uid_t me = geteuid();
+  if (me == 0 || existing.st_uid == me) return;
+  const std::string directory = split_directory(target).first;
+  struct stat dir {};
+  if (stat(directory.empty() ? "." : directory.c_str(), &dir) != 0) return;  // creating the file will say why
+  if ((dir.st_mode & S_ISVTX) == 0 || dir.st_uid == me) return;
+  throw_errno(path, "cannot replace the existing output: another user's file in a sticky directory (" +
+                        (directory.empty() ? std::string(".") : directory) + "), which only its owner may replace",
+              EPERM);
+}
+
 }  // namespace
 
 OutputFile OutputFile::create(const std::string& path) { return create(path, /*anonymous_allowed=*/true); }
@@ -149,6 +167,7 @@ OutputFile OutputFile::create(const std::string& path, bool anonymous_allowed) {
     // directory's permission): as a program writing into it would be refused, so is this one.
     if (S_ISREG(st.st_mode) && access(output.target_.c_str(), W_OK) != 0)
       throw_errno(path, "cannot replace the existing output", errno);
+    if (S_ISREG(st.st_mode)) refuse_rename_a_sticky_directory_forbids(path, output.target_, st);
     if (!S_ISREG(st.st_mode)) {
       output.fd_ = UniqueFd(open(output.target_.c_str(), O_WRONLY | O_CLOEXEC));
       if (!output.fd_.valid()) throw_errno(path, "cannot open for writing");

@@ -212,6 +212,44 @@ TEST_P(StagedOutput, AnExistingOutputTheCallerMayNotWriteIsRefusedAndKept) {
   EXPECT_EQ(entries, names);
 }
 
+// In a sticky directory (as /tmp) another user's file that anyone may write cannot be renamed over:
+// it is refused when the output is created, not after the run at the rename, and kept; the
+// caller's own file there is replaced as ever. (The child runs as nobody; the directory is root's.)
+TEST_P(StagedOutput, AnotherUsersFileInAStickyDirectoryIsRefusedAtCreation) {
+  if (geteuid() != 0) GTEST_SKIP() << "running as another user needs root";
+  ASSERT_EQ(chmod(dir_.path().c_str(), 01777), 0);
+  const std::string roots = dir_.file("roots.bin"), nobodys = dir_.file("nobodys.bin");
+  for (const std::string& path : {roots, nobodys}) test::write_plain_file(path, test::pattern_bytes(100, 1));
+  ASSERT_EQ(chmod(roots.c_str(), 0666), 0);
+  ASSERT_EQ(chown(nobodys.c_str(), 65534, 65534), 0);
+  const int status = test::run_in_child([&] {
+    if (setgroups(0, nullptr) != 0 || setresgid(65534, 65534, 65534) != 0 || setresuid(65534, 65534, 65534) != 0)
+      return 90;
+    try {
+      (void)create(roots);
+      return 91;
+    } catch (const Error& e) {
+      const std::string message = e.what();
+      if (message.find(roots) == std::string::npos || message.find("sticky directory") == std::string::npos) return 92;
+    }
+    try {
+      OutputFile own = create(nobodys);
+      write_bytes(own, test::pattern_bytes(10, 2));
+      own.commit();
+    } catch (const Error&) {
+      return 93;
+    }
+    return 0;
+  });
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  EXPECT_TRUE(test::read_plain_file(roots) == test::pattern_bytes(100, 1));
+  EXPECT_TRUE(test::read_plain_file(nobodys) == test::pattern_bytes(10, 2));
+  std::vector<std::string> entries = test::directory_entries(dir_.path());
+  std::sort(entries.begin(), entries.end());
+  EXPECT_EQ(entries, (std::vector<std::string>{"nobodys.bin", "roots.bin"}));
+}
+
 TEST(OutputFile, UncommittedRegularStdoutIsCutBackToWhereItStarted) {
   test::TempDir dir(test::disk_directory());
   const std::string path = dir.file("stdout");
