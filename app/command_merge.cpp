@@ -170,16 +170,16 @@ void merge_method(const MergeOptions& options, Outputs& outputs, MergeReport& re
   if (files.npy && files.npy->structured) report.key_field = options.key_field;
   open_outputs(options, *outputs.run.progress, outputs, report);
   const SortRun& run = outputs.run;
-  if (options.unique) require_rewritable_npy_outputs(files.npy, run);  // before anything is read
+  const NpyOutputFormats formats = npy_output_formats(files.npy, files.layout, options.output, options.index_output);
+  require_rewritable_npy_outputs(formats, options.unique, run);  // before anything is read
   const std::uint64_t records = files.records.value_or(0);  // every .npy input's length is in its header
-  const NpyOutputHeads heads = write_npy_output_headers(files.npy, records, run);
+  const NpyOutputHeads heads = write_npy_output_headers(formats, records, run);
   const MergeJob job{files.layout,          std::move(files.inputs), options.temp_dir, report.host_memory_limit, 0,
                      std::size_t(report.threads), run};
   merge_inputs(job, report.outcome);
   report.merged = true;
-  if (options.unique && report.outcome.verify_failure.empty())
-    rewrite_npy_output_headers(files.npy, run, heads, records,
-                               report.outcome.records - report.outcome.duplicates_dropped);
+  if (formats.rewritten(options.unique) && report.outcome.verify_failure.empty())
+    rewrite_npy_output_headers(formats, run, heads, records, report.outcome.records - report.outcome.duplicates_dropped);
 }
 
 // The sort method (app/merge_by_sort.hpp): its outcome in merge's terms.

@@ -136,7 +136,8 @@ PlanRequest plan_request(const SortOptions& options, const Validated& validated,
 // checked) or a stream (its length checked before any record is written). Returns where the
 // outputs' .npy headers were written.
 NpyOutputHeads execute(const SortOptions& options, const PlanRequest& request, SortInput& sort_input,
-                    std::optional<SortPlan>& plan, SortRun& run, SortReport& report) {
+                       const NpyOutputFormats& formats, std::optional<SortPlan>& plan, SortRun& run,
+                       SortReport& report) {
   InputSequence& input = sort_input.input;
   Stopwatch phase;  // the phases start here; validation and device discovery count in wall time only
   KeysInMemory keys;
@@ -150,9 +151,10 @@ NpyOutputHeads execute(const SortOptions& options, const PlanRequest& request, S
     keys = read_file_keys(*plan, input, options.order, options.verify, unsigned(active_threads()), *run.progress);
   }
   if (reads) report.read = ReadReport{phase.lap(), keys.bytes, keys.direct};
-  // (A stream's .npy count is every input's together once its length is known.)
-  const auto write_heads = [&sort_input, &run] {
-    return write_npy_output_headers(sort_input.npy, sort_input.npy ? sort_input.npy->count : 0, run);
+  // (A stream's .npy count is every input's together once its length is known; raw input's headers
+  // are written for none and again at the end.)
+  const auto write_heads = [&sort_input, &formats, &run] {
+    return write_npy_output_headers(formats, sort_input.npy ? sort_input.npy->count : 0, run);
   };
   NpyOutputHeads heads;
   if (plan->path == SortPath::spill && !input.regular())
@@ -209,8 +211,10 @@ int sort_and_commit(const SortOptions& options, const Validated& validated, cons
     run.index_fd = index->fd();
     run.index_name = writer_name(*index);
   }
-  if (options.unique) require_rewritable_npy_outputs(sort_input.npy, run);  // before anything is read
-  const NpyOutputHeads heads = execute(options, request, sort_input, plan, run, report);
+  const NpyOutputFormats formats =
+      npy_output_formats(sort_input.npy, sort_input.layout, options.output, options.index_output);
+  require_rewritable_npy_outputs(formats, options.unique, run);  // before anything is read
+  const NpyOutputHeads heads = execute(options, request, sort_input, formats, plan, run, report);
   progress.finish();
   if (!report.outcome->verify_failure.empty()) {
     const std::string message = (output ? output->display_name() : index->display_name()) + ": --verify failed: " +
@@ -222,9 +226,10 @@ int sort_and_commit(const SortOptions& options, const Validated& validated, cons
     write_failure_stats(stats, options, plan, report);
     return kExitCheckFailed;
   }
-  if (options.unique && sort_input.npy)
-    rewrite_npy_output_headers(sort_input.npy, run, heads, sort_input.npy->count,
-                               sort_input.npy->count - report.outcome->duplicates_dropped);
+  if (formats.rewritten(options.unique))
+    rewrite_npy_output_headers(formats, run, heads, sort_input.npy ? sort_input.npy->count : 0,
+                               report.outcome->bytes / sort_input.layout.record_size -
+                                   report.outcome->duplicates_dropped);
   // Every output is closed and checked before the statistics are written (statistics on standard
   // output cannot be taken back); only the renames are left. The statistics' goes first: should it
   // fail, the sorted keys have not replaced anything. Should a later one fail, the caller replaces

@@ -13,6 +13,7 @@
 #include "host/system_memory.hpp"
 #include "io/blocking_io.hpp"
 #include "io/input_sequence.hpp"
+#include "app/npy_output_headers.hpp"
 #include "io/npy_format.hpp"
 #include "dist/rank_agreement.hpp"
 #include "report/stopwatch.hpp"
@@ -83,7 +84,9 @@ int sort_share_file(const dist::Communicator& communicator, const SortOptions& o
   report.kept_total = job.total;
   Outputs outputs = open_outputs(communicator, options);
   dist::SharedOutput& output = *outputs.output;
-  const std::vector<std::byte> header = input.npy ? npy_header_for(*input.npy, job.total) : std::vector<std::byte>();
+  const NpyOutputFormats formats = npy_output_formats(input.npy, layout, options.output, options.index_output);
+  const std::vector<std::byte> header =
+      formats.array ? npy_header_for(*formats.array, job.total) : std::vector<std::byte>();
   const std::uint64_t header_bytes = options.output_parts && me != 0 ? 0 : header.size();
   const std::uint64_t offset = header_bytes + (options.output_parts ? 0 : job.first) * layout.record_size;
   agreed(communicator, [&] {

@@ -6,6 +6,7 @@
 #include "app/distributed_outputs.hpp"
 #include "dist/rank_agreement.hpp"
 #include "host/order_check.hpp"
+#include "app/npy_output_headers.hpp"
 #include "io/npy_format.hpp"
 #include "report/stopwatch.hpp"
 #include "sort/sorted_sink.hpp"
@@ -107,24 +108,26 @@ int sort_share_in_memory(const dist::Communicator& communicator, const SortOptio
   kept_total += before;
   report.kept_total = kept_total;
 
-  // A .npy input's header first (in the first part), for every record kept.
+  // The .npy headers first (in the first part), for every record kept: a .npy input's, or those of
+  // outputs named *.npy (app/npy_output_headers.hpp).
   Outputs outputs = open_outputs(communicator, options);
   agreed(communicator, [&] {
     Stopwatch watch;
     const SortInput& input = *job.input;
-    const bool heads = me == 0 && input.npy;
+    const NpyOutputFormats formats = npy_output_formats(input.npy, layout, options.output, options.index_output);
     const std::uint64_t offset = options.output_parts ? 0 : before;
     if (outputs.output) {
-      const std::vector<std::byte> header = input.npy ? npy_header_for(*input.npy, kept_total) : std::vector<std::byte>();
+      const std::vector<std::byte> header =
+          formats.array ? npy_header_for(*formats.array, kept_total) : std::vector<std::byte>();
       const std::uint64_t header_bytes = options.output_parts && me != 0 ? 0 : header.size();
-      if (heads) write_at(*outputs.output, header.data(), header.size(), 0);
+      if (me == 0) write_at(*outputs.output, header.data(), header.size(), 0);
       write_at(*outputs.output, sorted.records.data(), sorted.records.size(), header_bytes + offset * layout.record_size);
       outputs.output->finish_writing();
     }
     if (outputs.index) {
-      const std::vector<std::byte> header = input.npy ? npy_index_header(kept_total) : std::vector<std::byte>();
+      const std::vector<std::byte> header = formats.index ? npy_index_header(kept_total) : std::vector<std::byte>();
       const std::uint64_t header_bytes = options.output_parts && me != 0 ? 0 : header.size();
-      if (heads) write_at(*outputs.index, header.data(), header.size(), 0);
+      if (me == 0) write_at(*outputs.index, header.data(), header.size(), 0);
       const auto positions = std::as_bytes(sorted.positions);
       write_at(*outputs.index, positions.data(), positions.size(), header_bytes + offset * 8);
       outputs.index->finish_writing();

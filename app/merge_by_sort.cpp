@@ -103,24 +103,26 @@ SortOutcome merge_by_sorting(MergeBySort& sorting, const MergeOptions& options, 
                              std::uint64_t host_memory, std::size_t threads) {
   SortPlan& plan = sorting.plan;
   SortInput& input = sorting.input;
-  if (options.unique) require_rewritable_npy_outputs(input.npy, run);  // before anything is read
-  const std::uint64_t records = input.npy ? input.npy->count : 0;
-  const auto with_unique_count = [&](SortOutcome outcome, const NpyOutputHeads& heads) {
-    if (options.unique && outcome.verify_failure.empty())
-      rewrite_npy_output_headers(input.npy, run, heads, records, records - outcome.duplicates_dropped);
+  const NpyOutputFormats formats = npy_output_formats(input.npy, input.layout, options.output, options.index_output);
+  require_rewritable_npy_outputs(formats, options.unique, run);  // before anything is read
+  const std::uint64_t records = input.npy ? input.npy->count : 0;  // raw input: written for none, then again
+  const auto with_final_count = [&](SortOutcome outcome, const NpyOutputHeads& heads) {
+    if (formats.rewritten(options.unique) && outcome.verify_failure.empty())
+      rewrite_npy_output_headers(formats, run, heads, records,
+                                 outcome.bytes / input.layout.record_size - outcome.duplicates_dropped);
     return outcome;
   };
   if (plan.path == SortPath::spill) {
     check_inputs_first(options, run, host_memory);
-    const NpyOutputHeads heads = write_npy_output_headers(input.npy, records, run);
-    return with_unique_count(sort_through_spill(plan, input.input, HostBuffer(), options.temp_dir, run), heads);
+    const NpyOutputHeads heads = write_npy_output_headers(formats, records, run);
+    return with_final_count(sort_through_spill(plan, input.input, HostBuffer(), options.temp_dir, run), heads);
   }
   KeysInMemory keys =
       read_file_keys(plan, input.input, options.order, options.verify, unsigned(threads), *run.progress);
   run.progress->phase("checking the order of each input", 0);
   check_each_input(input, keys.keys.data(), options.order);
-  const NpyOutputHeads heads = write_npy_output_headers(input.npy, records, run);
-  return with_unique_count(plan.path == SortPath::rounds ? sort_in_memory_rounds(*plan.engine, keys, run)
+  const NpyOutputHeads heads = write_npy_output_headers(formats, records, run);
+  return with_final_count(plan.path == SortPath::rounds ? sort_in_memory_rounds(*plan.engine, keys, run)
                                                          : sort_in_memory(*plan.engine, keys, run),
                            heads);
 }

@@ -204,12 +204,13 @@ TEST(MergeInputTest, NpyOutputsGetTheMergedArraysHeaders) {
   run.index_fd = index.get();
   run.index_name = "index";
   ASSERT_EQ(files.records, std::optional<std::uint64_t>(7));
-  write_npy_output_headers(files.npy, *files.records, run);
+  write_npy_output_headers(npy_output_formats(files.npy, files.layout, "out", "index"), *files.records, run);
   EXPECT_EQ(test::read_plain_file(dir.file("out")), npy_header_for(*files.npy, 7));
   EXPECT_EQ(test::read_plain_file(dir.file("index")), npy_index_header(7));
-  // Raw inputs: nothing precedes the records.
+  // Raw inputs to outputs not named *.npy: nothing precedes the records.
   test::write_plain_file(dir.file("raw"), pattern_bytes(8));
-  write_npy_output_headers(open_merge_inputs(raw_options({dir.file("raw")})).npy, 1, run);
+  const MergeInputFiles raw = open_merge_inputs(raw_options({dir.file("raw")}));
+  write_npy_output_headers(npy_output_formats(raw.npy, raw.layout, "out", "index"), 1, run);
   EXPECT_EQ(test::read_plain_file(dir.file("out")).size(), npy_header_for(*files.npy, 7).size());
 }
 

@@ -42,25 +42,25 @@ expect_clean() {
 # same_as_one NPS INPUT ARGS...: for each NP of NPS, the distributed output (-o, and --index-output
 # when ARGS ask for it through INDEX=1) and the parts concatenated equal one process's.
 same_as_one() {
-  local nps=$1 input=$2 np
+  local nps=$1 input=$2 np x=${SUFFIX:-}  # SUFFIX: the outputs' names end in it (.npy)
   shift 2
   local index=()
-  [[ ${INDEX:-0} == 1 ]] && index=(--index-output "$D/ref.idx")
-  rmg sort "$input" -o "$D/ref" "${index[@]}" "${CPU[@]}" "$@"
+  [[ ${INDEX:-0} == 1 ]] && index=(--index-output "$D/ref.idx$x")
+  rmg sort "$input" -o "$D/ref$x" "${index[@]}" "${CPU[@]}" "$@"
   [[ $RC -eq 0 ]] || { fail "one process: exit $RC"; return; }
   for np in $nps; do
-    [[ ${INDEX:-0} == 1 ]] && index=(--index-output "$D/out.idx")
-    dsort "$np" "$input" -o "$D/out" "${index[@]}" "$@"
+    [[ ${INDEX:-0} == 1 ]] && index=(--index-output "$D/out.idx$x")
+    dsort "$np" "$input" -o "$D/out$x" "${index[@]}" "$@"
     [[ $RC -eq 0 ]] || fail "-np $np: exit $RC"
-    expect_same "$D/ref" "$D/out"
-    [[ ${INDEX:-0} == 1 ]] && expect_same "$D/ref.idx" "$D/out.idx"
-    [[ ${INDEX:-0} == 1 ]] && index=(--index-output "$D/part.idx")
-    dsort "$np" --output-parts "$input" -o "$D/part" "${index[@]}" "$@"
+    expect_same "$D/ref$x" "$D/out$x"
+    [[ ${INDEX:-0} == 1 ]] && expect_same "$D/ref.idx$x" "$D/out.idx$x"
+    [[ ${INDEX:-0} == 1 ]] && index=(--index-output "$D/part.idx$x")
+    dsort "$np" --output-parts "$input" -o "$D/part$x" "${index[@]}" "$@"
     [[ $RC -eq 0 ]] || fail "-np $np --output-parts: exit $RC"
-    [[ $(ls "$D"/part.part-* | wc -l) -eq $np ]] || fail "-np $np: not $np parts: $(ls "$D")"
-    cat "$D"/part.part-* | cmp -s - "$D/ref" || fail "-np $np: the parts concatenated are not one process's output"
-    [[ ${INDEX:-0} == 1 ]] && { cat "$D"/part.idx.part-* | cmp -s - "$D/ref.idx" || fail "-np $np: index parts differ"; }
-    rm -f "$D"/out "$D"/out.idx "$D"/part.*
+    [[ $(ls "$D"/part$x.part-* | wc -l) -eq $np ]] || fail "-np $np: not $np parts: $(ls "$D")"
+    cat "$D"/part$x.part-* | cmp -s - "$D/ref$x" || fail "-np $np: the parts concatenated are not one process's output"
+    [[ ${INDEX:-0} == 1 ]] && { cat "$D"/part.idx$x.part-* | cmp -s - "$D/ref.idx$x" || fail "-np $np: index parts differ"; }
+    rm -f "$D"/out* "$D"/part.*
     expect_clean "$D"
   done
   rm -f "$D"/ref*
@@ -122,6 +122,12 @@ end
 
 begin ".npy input and --index-output"
 INDEX=1 same_as_one "2 4" "$WORK/special.npy"
+end
+
+# (That one process's such outputs load in numpy: tests/e2e/npy_sort_test.sh.)
+begin "raw input to outputs named *.npy: the .npy headers one process writes (in memory, spilled, --unique)"
+SUFFIX=.npy INDEX=1 same_as_one "2 3" "$WORK/rec13" -t u64 --record-size 13 --key-offset 5
+SUFFIX=.npy INDEX=1 same_as_one "3" "$WORK/u64.zipf" -t u64 -u
 end
 
 begin "--unique across rank boundaries (keys, records, .npy)"
@@ -337,6 +343,7 @@ same_as_one "3" "$WORK/spill.u64" -t u64 --host-memory 3M -T "$D"
 same_as_one "2" "$WORK/rec13" -t u64 --record-size 13 --key-offset 5 --host-memory 200K -T "$D" -r
 gen -t f64 --count 300000 --dist special -o "$WORK/spill.npy"
 same_as_one "3" "$WORK/spill.npy" --host-memory 1M -T "$D"
+SUFFIX=.npy same_as_one "2" "$WORK/spill.u64" -t u64 --host-memory 3M -T "$D"
 dsort 3 "$WORK/spill.u64" -t u64 -o "$D/out" --host-memory 3M -T "$D" --stats "$D/stats.json"
 expect_rc 0
 python3 - "$D/stats.json" <<'PY' || fail "--stats of spilled shares: $(head -c 600 "$D/stats.json")"

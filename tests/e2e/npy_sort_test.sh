@@ -166,6 +166,67 @@ expect_size "$D/raw.idx" 800
   fail "key_field is not null for raw input"
 end
 
+# npy_agrees PYTHON: the Python statements (np, d: the work directory) raise nothing.
+npy_agrees() {
+  local why
+  why=$("$PY" -c 'import sys, numpy as np
+d = sys.argv[1]
+exec(sys.argv[2])' "$D" "$1" 2>&1) || fail "numpy disagrees: $(tail -n 1 <<<"$why")"
+}
+
+begin "raw input to -o NAME.npy: a .npy of the key's dtype (generate's rule), --index-output raw"
+"$PY" -c 'import numpy as np, sys; np.random.default_rng(3).integers(0, 2**64, 1000, dtype="<u8").tofile(sys.argv[1])' \
+  "$D/raw1000.u64"
+rmg sort "$D/raw1000.u64" -t u64 -o "$D/rawnpy.npy" --index-output "$D/rawnpy.idx" "${CPU[@]}"
+expect_rc 0
+expect_size "$D/rawnpy.idx" 8000
+npy_agrees 'a = np.fromfile(d + "/raw1000.u64", dtype="<u8"); out = np.load(d + "/rawnpy.npy")
+assert out.dtype == np.dtype("<u8") and out.shape == (1000,), (out.dtype, out.shape)
+assert (out == np.sort(a)).all()
+assert (np.fromfile(d + "/rawnpy.idx", dtype="<u8") == np.argsort(a, kind="stable")).all()'
+end
+
+begin "raw stream (a pipe), spilled, to -o NAME.NPY and --index-output NAME.npy: shapes set at the end"
+"$PY" -c 'import numpy as np, sys; (np.random.default_rng(4).integers(-500, 500, 100000) / 4).astype("<f4").tofile(sys.argv[1])' \
+  "$D/raw.f32"
+"$RMGSORT" sort -t f32 -r -o "$D/rawstream.NPY" --index-output "$D/rawstream.idx.npy" --host-memory 512K -T "$D" \
+  "${CPU[@]}" < <(cat "$D/raw.f32") 2>"$WORK/stderr"
+RC=$?
+expect_rc 0
+npy_agrees 'a = np.fromfile(d + "/raw.f32", dtype="<f4"); out = np.load(d + "/rawstream.NPY")
+idx = np.load(d + "/rawstream.idx.npy"); want = np.argsort(-a, kind="stable")
+assert out.dtype == np.dtype("<f4") and out.shape == (100000,) and idx.dtype == np.dtype("<u8")
+assert (idx == want).all() and (out == a[want]).all()'
+end
+
+begin "raw records, --unique, to -o NAME.npy: a structured array by 'key', shape the records kept"
+"$PY" -c 'import numpy as np, sys
+r = np.random.default_rng(5); n = 20000
+rec = np.zeros((n, 13), dtype=np.uint8); rec[:, :5] = (np.arange(n) % 251)[:, None]
+rec[:, 5:13] = r.integers(-40, 40, n).astype("<i8").view(np.uint8).reshape(n, 8)
+rec.tofile(sys.argv[1])' "$D/raw.rec13"
+rmg sort "$D/raw.rec13" -t i64 --record-size 13 --key-offset 5 -u -o "$D/rawrec.npy" --index-output "$D/rawrec.idx.npy" \
+  "${CPU[@]}"
+expect_rc 0
+npy_agrees 'rec = np.fromfile(d + "/raw.rec13", dtype=np.uint8).reshape(-1, 13)
+keys = rec[:, 5:13].copy().view("<i8").ravel(); out = np.load(d + "/rawrec.npy"); idx = np.load(d + "/rawrec.idx.npy")
+assert out.dtype.names == ("before", "key") and out.dtype.itemsize == 13, out.dtype
+u, first = np.unique(keys, return_index=True)
+assert out.shape == (len(u),) and (out["key"] == u).all() and (idx == first).all()
+assert (out.view(np.uint8).reshape(-1, 13) == rec[first]).all()'
+rmg check "$D/rawrec.npy" --key key
+expect_rc 0
+end
+
+begin "merge of raw sorted files to -o NAME.npy"
+"$PY" -c 'import numpy as np, sys
+for i, s in enumerate((6, 7)): np.sort(np.random.default_rng(s).integers(0, 2**32, 5000, dtype="<u4")).tofile(f"{sys.argv[1]}/m{i}.u32")' "$D"
+rmg merge "$D/m0.u32" "$D/m1.u32" -t u32 -o "$D/merged.npy" "${CPU[@]}"
+expect_rc 0
+npy_agrees 'a = np.concatenate([np.fromfile(d + f"/m{i}.u32", dtype="<u4") for i in (0, 1)]); out = np.load(d + "/merged.npy")
+assert out.dtype == np.dtype("<u4") and (out == np.sort(a)).all()'
+end
+
 echo "== 3. refusals"
 # craft FILE PYTHON: writes FILE with the Python statements (f: the open file, np, fmt: numpy.lib.format).
 craft() {
