@@ -29,7 +29,8 @@ struct CheckInput {
 
 // Opens PATH ("-": standard input) without reading it, so that both of check's inputs are open
 // before either is read (a FIFO FILE may wait for the reader of ORIGINAL). Throws rmgsort::Error
-// naming the input for a character device, "not a file of WHAT" ("keys", "records"): it may never end.
+// naming the input for a character device, "not a file of WHAT" ("keys", "records"): it may never end
+// (/dev/null is an empty input, as sort and merge take it).
 [[nodiscard]] CheckInput open_check_file(const std::string& path, std::string_view what);
 
 // Looks at INPUT's first bytes. A .npy header is read whole and checked (parse_npy_header; a

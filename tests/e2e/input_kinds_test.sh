@@ -165,10 +165,10 @@ expect_stderr "$K/original: the file shrank while being read: it ended at byte $
 expect_stdout_empty
 end
 
-echo "== character devices: check refuses them, pipes stay accepted"
+echo "== character devices: check refuses them but /dev/null, pipes stay accepted"
 begin "check of /dev/zero ran forever: refused at once, exit 2, naming it; pipes and /dev/stdin on a pipe still checked"
 keys u32 "$K/small.sorted" 1 2 3 5 8
-for device in /dev/zero /dev/urandom /dev/null; do
+for device in /dev/zero /dev/urandom; do
   run timeout 10 "$RMGSORT" check "$device" -t u64
   expect_rc 2
   expect_error_message
@@ -186,6 +186,16 @@ expect_stdout_empty
 run timeout 10 "$RMGSORT" check - -t u32 < <(cat "$K/small.sorted")
 expect_rc 0
 expect_stdout "OK stdin: 5 u32 keys in ascending order"
+# /dev/null is an empty input, as sort and merge take it (FILE, standard input, --input).
+run timeout 10 "$RMGSORT" check /dev/null -t u64
+expect_rc 0
+expect_stdout "OK /dev/null: 0 u64 keys in ascending order; 0 duplicate keys"
+run timeout 10 "$RMGSORT" check - -t u64 --input /dev/null </dev/null
+expect_rc 0
+expect_stdout "OK stdin: 0 u64 keys in ascending order" "a permutation of /dev/null"
+run timeout 10 "$RMGSORT" check "$K/small.sorted" -t u32 --input /dev/null
+expect_rc 1
+expect_stdout "NOT a permutation of /dev/null (0 keys"
 run timeout 10 "$RMGSORT" check /dev/stdin -t u32 < <(cat "$K/small.sorted")
 expect_rc 0
 expect_stdout "OK /dev/stdin: 5 u32 keys in ascending order"
