@@ -280,17 +280,28 @@ TEST(RoundsOnGpusMemoryTest, TheMemoryNeededIsWhatIsAllocatedAndRoundsFitTheirBu
     EXPECT_GT(RoundsOnGpus::device_bytes(keys + keys / 1000, layout), budget);  // not far below the most
     EXPECT_EQ(RoundsOnGpus::round_keys_within(1000, layout), 0u);
   }
-  std::size_t free_before = 0, free_after = 0, total = 0;
   ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
-  ASSERT_EQ(cudaMemGetInfo(&free_before, &total), cudaSuccess);
   const std::uint64_t round_keys = std::uint64_t{1} << 26;
   const RecordLayout records = RecordLayout::of({KeyType::u64, 8}, 16, 0);
-  RoundsOnGpus sorter({0}, records, round_keys);
-  ASSERT_EQ(cudaMemGetInfo(&free_after, &total), cudaSuccess);
   const std::uint64_t need = RoundsOnGpus::device_bytes(round_keys, records);
-  // The allocator rounds each buffer up to its granularity (2 MiB) : within a few MiB.
-  EXPECT_GE(free_before - free_after, need);
-  EXPECT_LE(free_before - free_after, need + (std::uint64_t{32} << 20));
+  // The free memory the sorter takes: the allocator rounds each buffer up to its granularity (2 MiB),
+  // so within a few MiB of the figure. cudaMemGetInfo counts every process on the GPU, and another
+  // one allocating or freeing between the two readings moves the difference (seen beside the GPU
+  // e2e scripts): the reading is taken again, up to 5 times, and one must hold.
+  std::vector<std::uint64_t> taken;
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    std::size_t free_before = 0, free_after = 0, total = 0;
+    ASSERT_EQ(cudaMemGetInfo(&free_before, &total), cudaSuccess);
+    {
+      RoundsOnGpus sorter({0}, records, round_keys);
+      ASSERT_EQ(cudaMemGetInfo(&free_after, &total), cudaSuccess);
+    }
+    taken.push_back(std::uint64_t(free_before) - std::uint64_t(free_after));
+    if (taken.back() >= need && taken.back() <= need + (std::uint64_t{32} << 20)) return;
+  }
+  std::string readings;
+  for (std::uint64_t bytes : taken) readings += " " + std::to_string(bytes);
+  ADD_FAILURE() << "the sorter took (bytes, per reading):" << readings << "; need " << need << " to need + 32 MiB";
 }
 
 }  // namespace
