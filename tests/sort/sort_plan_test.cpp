@@ -118,18 +118,25 @@ TEST(SortPlanTest, CpuSpillsAFileOneByteBeyondItsSizeAndItsSortsBuffers) {
   EXPECT_LE(plan.memory.peak(), host_memory);
 }
 
+// The least is five chunks of a page and the smallest round: as many u64 keys as a chunk holds (512),
+// 24 bytes each (two round buffers and the sort's scratch). Rounds of a key or a few once made the
+// passes recurse down to single keys.
 TEST(SortPlanTest, TooLittleMemoryToSpillIsAnErrorNamingTheInputAndTheLeastThatWorks) {
-  try {
-    (void)plan_file(cpu_request(7999), 4000);
-    FAIL() << "planned with 7999 bytes";
-  } catch (const Error& error) {
-    const std::string message = error.what();
-    EXPECT_NE(message.find("in.u64: --host-memory"), std::string::npos) << message;
-    EXPECT_NE(message.find("(" + std::to_string(5 * 4096 + 3 * 8) + " bytes)"), std::string::npos) << message;
+  constexpr std::uint64_t kLeast = 5 * 4096 + 512 * 3 * 8;
+  for (std::uint64_t memory : {std::uint64_t{7999}, kLeast - 1}) {
+    try {
+      (void)plan_file(cpu_request(memory), 40000);
+      FAIL() << "planned with " << memory << " bytes";
+    } catch (const Error& error) {
+      const std::string message = error.what();
+      EXPECT_NE(message.find("in.u64: --host-memory"), std::string::npos) << message;
+      EXPECT_NE(message.find("(" + std::to_string(kLeast) + " bytes)"), std::string::npos) << message;
+    }
   }
-  const SortPlan least = plan_file(cpu_request(5 * 4096 + 3 * 8), 40000);
+  const SortPlan least = plan_file(cpu_request(kLeast), 40000);
   EXPECT_EQ(least.path, SortPath::spill);
-  EXPECT_EQ(least.round_keys, 1u);
+  EXPECT_EQ(least.round_keys, 512u);
+  EXPECT_LE(least.memory.peak(), kLeast);
 }
 
 TEST(SortPlanTest, AFileOfPartKeysIsAnErrorNamingIt) {
