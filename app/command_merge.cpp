@@ -168,9 +168,10 @@ void merge_method(const MergeOptions& options, Outputs& outputs, MergeReport& re
   report.input_format = files.format();
   report.layout = files.layout;
   if (files.npy && files.npy->structured) report.key_field = options.key_field;
+  const NpyOutputFormats formats = npy_output_formats(files.npy, files.layout, options.output, options.index_output);
+  require_rewritable_npy_paths(formats, options.unique, options.output, options.index_output);
   open_outputs(options, *outputs.run.progress, outputs, report);
   const SortRun& run = outputs.run;
-  const NpyOutputFormats formats = npy_output_formats(files.npy, files.layout, options.output, options.index_output);
   require_rewritable_npy_outputs(formats, options.unique, run);  // before anything is read
   const std::uint64_t records = files.records.value_or(0);  // every .npy input's length is in its header
   const NpyOutputHeads heads = write_npy_output_headers(formats, records, run);
@@ -187,9 +188,12 @@ void sort_method(const MergeOptions& options, MergeBySort& sorting, Outputs& out
   report.input_format = sorting.input.format();
   report.layout = sorting.input.layout;
   if (sorting.input.npy && sorting.input.npy->structured) report.key_field = options.key_field;
+  const NpyOutputFormats formats =
+      npy_output_formats(sorting.input.npy, sorting.input.layout, options.output, options.index_output);
+  require_rewritable_npy_paths(formats, options.unique, options.output, options.index_output);
   open_outputs(options, *outputs.run.progress, outputs, report);
-  const SortOutcome sorted =
-      merge_by_sorting(sorting, options, outputs.run, report.host_memory_limit, std::size_t(report.threads));
+  const SortOutcome sorted = merge_by_sorting(sorting, formats, options, outputs.run, report.host_memory_limit,
+                                              std::size_t(report.threads));
   report.outcome.records = sorted.bytes / sorting.input.layout.record_size;
   report.outcome.bytes = sorted.bytes;
   report.outcome.duplicates_dropped = sorted.duplicates_dropped;

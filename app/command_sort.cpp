@@ -197,6 +197,9 @@ int sort_and_commit(const SortOptions& options, const Validated& validated, cons
   // A file is planned from its size (its data's), before anything is created; a stream once its
   // prefix is read.
   if (input.regular()) plan = plan_file(request, input.size());
+  const NpyOutputFormats formats =
+      npy_output_formats(sort_input.npy, sort_input.layout, options.output, options.index_output);
+  require_rewritable_npy_paths(formats, options.unique, options.output, options.index_output);
   // "" when only the positions are written (--index-output without -o).
   std::optional<OutputFile> output, index;
   if (!options.output.empty()) output = OutputFile::create(options.output);
@@ -211,8 +214,6 @@ int sort_and_commit(const SortOptions& options, const Validated& validated, cons
     run.index_fd = index->fd();
     run.index_name = writer_name(*index);
   }
-  const NpyOutputFormats formats =
-      npy_output_formats(sort_input.npy, sort_input.layout, options.output, options.index_output);
   require_rewritable_npy_outputs(formats, options.unique, run);  // before anything is read
   const NpyOutputHeads heads = execute(options, request, sort_input, formats, plan, run, report);
   progress.finish();

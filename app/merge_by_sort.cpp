@@ -99,11 +99,11 @@ std::unique_ptr<MergeBySort> plan_merge_by_sort(const MergeOptions& options, std
   return sorting;
 }
 
-SortOutcome merge_by_sorting(MergeBySort& sorting, const MergeOptions& options, SortRun& run,
+SortOutcome merge_by_sorting(MergeBySort& sorting, const NpyOutputFormats& formats, const MergeOptions& options,
+                             SortRun& run,
                              std::uint64_t host_memory, std::size_t threads) {
   SortPlan& plan = sorting.plan;
   SortInput& input = sorting.input;
-  const NpyOutputFormats formats = npy_output_formats(input.npy, input.layout, options.output, options.index_output);
   require_rewritable_npy_outputs(formats, options.unique, run);  // before anything is read
   const std::uint64_t records = input.npy ? input.npy->count : 0;  // raw input: written for none, then again
   const auto with_final_count = [&](SortOutcome outcome, const NpyOutputHeads& heads) {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "app/commands.hpp"
+#include "app/npy_output_headers.hpp"
 #include "app/sort_input.hpp"
 #include "sort/sort_plan.hpp"
 #include "sort/sort_run.hpp"
@@ -34,10 +35,11 @@ struct MergeBySort {
 [[nodiscard]] std::unique_ptr<MergeBySort> plan_merge_by_sort(const MergeOptions& options, std::uint64_t host_memory,
                                                               std::size_t threads);
 
-// Sorts the concatenation into RUN's outputs (their .npy headers written here, and again at the end
-// for --unique), checking each input's order first as the header says. Throws MergeDisorder for an
+// Sorts the concatenation into RUN's outputs (their .npy headers, as FORMATS gives them, written here
+// and again at the end where FORMATS says), checking each input's order first as the header says. Throws MergeDisorder for an
 // input out of order (nothing written but the headers then), rmgsort::Error for everything else.
-[[nodiscard]] SortOutcome merge_by_sorting(MergeBySort& sorting, const MergeOptions& options, SortRun& run,
+[[nodiscard]] SortOutcome merge_by_sorting(MergeBySort& sorting, const NpyOutputFormats& formats,
+                                           const MergeOptions& options, SortRun& run,
                                            std::uint64_t host_memory, std::size_t threads);
 
 }  // namespace rmgsort

@@ -41,23 +41,44 @@ NpyOutputHeads write_npy_output_headers(const NpyOutputFormats& formats, std::ui
   return heads;
 }
 
-void require_rewritable_npy_outputs(const NpyOutputFormats& formats, bool unique, const SortRun& run) {
-  if (!formats.rewritten(unique)) return;
+namespace {
+
+// "NAME: why its header is written again, and this output <IS>, whose start cannot be written
+// again; what to do instead".
+Error not_rewritable(const NpyOutputFormats& formats, const std::string& name, const std::string& is) {
   const std::string why = formats.raw_input
                               ? "a .npy output of raw input gets its header's shape (the records written) at the end"
                               : "--unique with .npy input writes the .npy header again at the end, when its shape (the "
                                 "records kept) is known";
   const std::string remedy = formats.raw_input ? "write to a file, or to a name not ending in .npy (raw output)"
                                                : "write to a file (-o FILE.npy, --index-output FILE.npy), or give raw input";
+  return Error(name + ": " + why + ", and this output " + is + ", whose start cannot be written again; " + remedy);
+}
+
+constexpr const char* kNotRegular = "is not a regular file (a pipe?)";
+
+}  // namespace
+
+void require_rewritable_npy_outputs(const NpyOutputFormats& formats, bool unique, const SortRun& run) {
+  if (!formats.rewritten(unique)) return;
   for (const auto& [fd, name, has_header] : {std::tuple{run.output_fd, run.output_name, formats.array.has_value()},
                                              std::tuple{run.index_fd, run.index_name, formats.index}}) {
     if (fd < 0 || !has_header) continue;
     struct stat st {};
     const int flags = fcntl(fd, F_GETFL);
     if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && flags >= 0 && (flags & O_APPEND) == 0) continue;
-    throw Error(name + ": " + why + ", and this output " +
-                (S_ISREG(st.st_mode) ? "is opened to append" : "is not a regular file (a pipe?)") +
-                ", whose start cannot be written again; " + remedy);
+    throw not_rewritable(formats, name, S_ISREG(st.st_mode) ? "is opened to append" : kNotRegular);
+  }
+}
+
+void require_rewritable_npy_paths(const NpyOutputFormats& formats, bool unique, const std::string& output_path,
+                                  const std::string& index_path) {
+  if (!formats.rewritten(unique)) return;
+  for (const auto& [path, has_header] :
+       {std::pair{output_path, formats.array.has_value()}, std::pair{index_path, formats.index}}) {
+    struct stat st {};
+    if (!has_header || path.empty() || path == "-" || stat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode)) continue;
+    throw not_rewritable(formats, path, kNotRegular);
   }
 }
 

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "core/record_layout.hpp"
@@ -54,6 +55,12 @@ NpyOutputHeads write_npy_output_headers(const NpyOutputFormats& formats, std::ui
 // append (a pipe on standard output: its header would have gone before the count is known;
 // buffering the output instead would hold all of it in memory).
 void require_rewritable_npy_outputs(const NpyOutputFormats& formats, bool unique, const SortRun& run);
+
+// The same refusal by path, before the outputs are created (OUTPUT_PATH, INDEX_PATH as for
+// npy_output_formats): an existing output with a header that is not a regular file (a FIFO, whose
+// open would wait for a reader first).
+void require_rewritable_npy_paths(const NpyOutputFormats& formats, bool unique, const std::string& output_path,
+                                  const std::string& index_path);
 
 // Writes the headers of HEADS (written for WRITTEN records) again, for COUNT records, at their
 // offsets; the descriptors' positions stay as they are.

@@ -227,6 +227,18 @@ npy_agrees 'a = np.concatenate([np.fromfile(d + f"/m{i}.u32", dtype="<u4") for i
 assert out.dtype == np.dtype("<u4") and (out == np.sort(a)).all()'
 end
 
+begin "a FIFO named *.npy without a reader, for raw input (and --unique of .npy input): refused at once, exit 2"
+mkfifo "$D/fifo.npy"
+for args in "sort $D/raw1000.u64 -t u64 -o $D/fifo.npy" "sort $D/raw1000.u64 -t u64 -o $D/never.npy --index-output $D/fifo.npy" \
+  "merge $D/m0.u32 -t u32 -o $D/fifo.npy" "sort $BIG_U8 -u -o $D/fifo.npy"; do
+  run timeout 10 "$RMGSORT" $args "${CPU[@]}"
+  expect_rc 2
+  expect_stderr "$D/fifo.npy: " "is not a regular file (a pipe?)"
+done
+expect_no_file "$D/never.npy"
+rm -f "$D/fifo.npy"
+end
+
 echo "== 3. refusals"
 # craft FILE PYTHON: writes FILE with the Python statements (f: the open file, np, fmt: numpy.lib.format).
 craft() {
