@@ -27,6 +27,7 @@
 #include "host/system_memory.hpp"
 #include "io/output_file.hpp"
 #include "io/standard_descriptors.hpp"
+#include "io/temp_dir.hpp"
 #include "report/stopwatch.hpp"
 #include "sort/merge_inputs.hpp"
 #include "sort/merge_plan.hpp"
@@ -79,11 +80,7 @@ void validate_files(const MergeOptions& options, const ClosedStandardDescriptors
 // returns the host memory limit.
 std::uint64_t validate_settings(const MergeOptions& options) {
   (void)parse_gpu_spec(options.gpus);  // (its words, whichever method runs; its devices when sort plans)
-  if (!options.temp_dir.empty()) {
-    struct stat info {};
-    if (stat(options.temp_dir.c_str(), &info) != 0) throw_errno(options.temp_dir, "--temp-dir is not usable");
-    if (!S_ISDIR(info.st_mode)) throw Error(options.temp_dir + ": --temp-dir is not a directory");
-  }
+  require_temp_dir_option(options.temp_dir);
   return options.host_memory.value_or(default_host_memory_bytes());
 }
 

@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <optional>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "app/commands.hpp"
@@ -29,6 +28,7 @@
 #include "io/input_sequence.hpp"
 #include "io/output_file.hpp"
 #include "io/standard_descriptors.hpp"
+#include "io/temp_dir.hpp"
 #include "sort/gpu_engine.hpp"
 #include "sort/in_memory_sort.hpp"
 #include "sort/merge_plan.hpp"
@@ -44,12 +44,6 @@ namespace {
 std::size_t active_threads() {
   return std::min<std::size_t>(std::size_t(tbb::this_task_arena::max_concurrency()),
                                tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism));
-}
-
-void require_directory(const std::string& option, const std::string& path) {
-  struct stat info {};
-  if (stat(path.c_str(), &info) != 0) throw_errno(path, option + " is not usable");
-  if (!S_ISDIR(info.st_mode)) throw Error(path + ": " + option + " is not a directory");
 }
 
 // The output as the writers name it in their errors.
@@ -117,7 +111,7 @@ Validated validate_settings(const SortOptions& options) {
   // plan asks for them, which a small input does not.
   if (validated.gpu_spec.kind == GpuSpec::Kind::list)
     validated.listed = resolve_gpus(validated.gpu_spec, cuda_device_count());
-  if (!options.temp_dir.empty()) require_directory("--temp-dir", options.temp_dir);
+  require_temp_dir_option(options.temp_dir);
   return validated;
 }
 

@@ -16,4 +16,9 @@ struct TempDir {
   [[nodiscard]] static TempDir chosen(const std::string& option);
 };
 
+// Checks --temp-dir's value OPTION (when given: not "") before the run: throws rmgsort::Error
+// "--temp-dir DIR: is not usable: No such file or directory" or "--temp-dir DIR: is not a
+// directory", as the spill files' errors name it.
+void require_temp_dir_option(const std::string& option);
+
 }  // namespace rmgsort

@@ -214,13 +214,13 @@ end
 begin "failure: settings refused before anything is read (-T missing, --gpus 99): sort and merge write stats saying why"
 rmg sort "$S/in.u64" -o "$S/new-out" -t u64 -T "$S/no-such-dir" --stats "$S/fail.json"
 expect_rc 2
-expect_failure_stats "$S/fail.json" 2 'error~--temp-dir is not usable' input="$S/in.u64" plan=None
+expect_failure_stats "$S/fail.json" 2 'error~--temp-dir '"$S/no-such-dir"': is not usable' input="$S/in.u64" plan=None
 rmg sort "$S/in.u64" -o "$S/new-out" -t u64 --gpus 99 --stats "$S/fail.json"
 expect_rc 2
 expect_failure_stats "$S/fail.json" 2 'error~--gpus' input="$S/in.u64"
 rmg merge "$S/sorted.u64" -o "$S/new-out" -t u64 -T "$S/no-such-dir" --stats "$S/fail.json"
 expect_rc 2
-expect_failure_stats "$S/fail.json" 2 'error~--temp-dir is not usable'
+expect_failure_stats "$S/fail.json" 2 'error~--temp-dir '"$S/no-such-dir"': is not usable'
 expect_no_file "$S/new-out"
 expect_no_temp "$S"
 end
@@ -274,7 +274,7 @@ begin "a setting refused before the run starts (-T not a directory): exit 2, sta
 rm -f "$S/fail.json"
 rmg sort "$S/in.u64" -o "$S/new-out" -t u64 -T "$S/in.u64" --stats "$S/fail.json"
 expect_rc 2
-expect_failure_stats "$S/fail.json" 2 'error~--temp-dir is not a directory'
+expect_failure_stats "$S/fail.json" 2 'error~--temp-dir '"$S/in.u64"': is not a directory'
 end
 
 begin "an option that does not parse (--threads 0) or files that collide (--stats naming the input): no statistics"

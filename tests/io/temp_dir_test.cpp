@@ -1,4 +1,5 @@
-// TempDir: --temp-dir first, then $TMPDIR (set and not empty), then /tmp; its name says which.
+// TempDir: --temp-dir first, then $TMPDIR (set and not empty), then /tmp; its name says which. And
+// --temp-dir's check before the run, which names it as the spill files' errors do.
 #include "io/temp_dir.hpp"
 
 #include <gtest/gtest.h>
@@ -6,6 +7,8 @@
 #include <cstdlib>
 #include <optional>
 #include <string>
+
+#include "core/error.hpp"
 
 namespace rmgsort {
 namespace {
@@ -50,6 +53,24 @@ TEST(TempDirTest, AnEmptyOrUnsetTmpdirMeansSlashTmp) {
     EXPECT_EQ(dir.path, "/tmp");
     EXPECT_EQ(dir.name, "/tmp");
   }
+}
+
+// "MESSAGE" of the Error require_temp_dir_option(OPTION) throws, or "" when it throws none.
+std::string refusal_of(const std::string& option) {
+  try {
+    require_temp_dir_option(option);
+    return "";
+  } catch (const Error& e) {
+    return e.what();
+  }
+}
+
+TEST(TempDirTest, AMissingOrPlainFileOptionIsRefusedNamedAsTheOption) {
+  EXPECT_EQ(refusal_of(""), "");
+  EXPECT_EQ(refusal_of("/"), "");
+  EXPECT_EQ(refusal_of("/nonexistent-rmgsort-dir"),
+            "--temp-dir /nonexistent-rmgsort-dir: is not usable: No such file or directory");
+  EXPECT_EQ(refusal_of("/proc/self/status"), "--temp-dir /proc/self/status: is not a directory");
 }
 
 }  // namespace
