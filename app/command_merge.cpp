@@ -151,11 +151,11 @@ void open_outputs(const MergeOptions& options, Progress& progress, Outputs& outp
   outputs.run = SortRun{options.order, options.verify, options.unique, -1, "", -1, "", &progress, {}};
   if (outputs.output) {
     outputs.run.output_fd = outputs.output->fd();
-    outputs.run.output_name = outputs.output->is_stdout() ? "standard output" : outputs.output->path();
+    outputs.run.output_name = outputs.output->writer_name();
   }
   if (outputs.index) {
     outputs.run.index_fd = outputs.index->fd();
-    outputs.run.index_name = outputs.index->is_stdout() ? "standard output" : outputs.index->path();
+    outputs.run.index_name = outputs.index->writer_name();
   }
 }
 

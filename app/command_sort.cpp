@@ -46,11 +46,6 @@ std::size_t active_threads() {
                                tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism));
 }
 
-// The output as the writers name it in their errors.
-std::string writer_name(const OutputFile& output) {
-  return output.is_stdout() ? "standard output" : output.path();
-}
-
 // What validation establishes for the plan and the report.
 struct Validated {
   std::string input_name;  // the inputs' names joined by ", "; "stdin" for "-"
@@ -202,11 +197,11 @@ int sort_and_commit(const SortOptions& options, const Validated& validated, cons
   SortRun run{options.order, options.verify, options.unique, -1, "", -1, "", &progress, {}};
   if (output) {
     run.output_fd = output->fd();
-    run.output_name = writer_name(*output);
+    run.output_name = output->writer_name();
   }
   if (index) {
     run.index_fd = index->fd();
-    run.index_name = writer_name(*index);
+    run.index_name = index->writer_name();
   }
   require_rewritable_npy_outputs(formats, options.unique, run);  // before anything is read
   const NpyOutputHeads heads = execute(options, request, sort_input, formats, plan, run, report);

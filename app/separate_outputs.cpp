@@ -27,6 +27,10 @@ void require_separate_outputs(const RunFileNames& names, const OutputWording& wo
         input == "-" ? identity_of_descriptor(STDIN_FILENO) : identity_of_existing(input);
     if ((names.output == "-" || names.index_output == "-") && input_identity && input_identity->regular &&
         stdout_identity == input_identity) {
+      // What goes to standard output: the records (-o -, the default), else the positions alone.
+      if (names.output != "-")
+        throw Error("standard output is the input file " + name +
+                    ": the positions (--index-output -) would overwrite it as it is read; use --index-output FILE");
       const std::string advice = !wording.sorts_in_place ? "use -o FILE"
                                  : input == "-"          ? "use -o FILE to sort in place"
                                                          : "use -o " + input + " to sort in place";

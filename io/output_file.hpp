@@ -71,6 +71,12 @@ class OutputFile {
   [[nodiscard]] bool committed() const { return committed_; }
   // The name for messages: "stdout" for "-", the path otherwise.
   [[nodiscard]] std::string display_name() const { return is_stdout_ ? "stdout" : path_; }
+  // The name the writers' errors give: "standard output" for "-", "PATH (standard output)" for a
+  // path written through it (-o /dev/stdout, or the file under `> FILE`), the path otherwise.
+  [[nodiscard]] std::string writer_name() const {
+    if (!is_stdout_) return path_;
+    return path_ == "-" ? "standard output" : path_ + " (standard output)";
+  }
   // Whether discard() takes back everything written: a staged file, or a regular standard output
   // (cut back). False where the bytes are gone as they are written: a pipe, a FIFO, a device.
   [[nodiscard]] bool can_take_back() const { return staging_ != Staging::in_place || stdout_start_size_ >= 0; }

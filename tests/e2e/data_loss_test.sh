@@ -143,6 +143,12 @@ expect_refused_intact "$D/k" "standard output is the input file $D/k" "use -o $D
 "$RMGSORT" sort -t u64 <"$D/k" 1<>"$D/k" 2>"$WORK/stderr"
 RC=$?
 expect_refused_intact "$D/k" "standard output is the input file stdin"
+# Only the positions on standard output (-o FILE --index-output -): the message says those, not -o.
+"$RMGSORT" sort "$D/k" -t u64 -o "$D/sorted" --index-output - >>"$D/k" 2>"$WORK/stderr"
+RC=$?
+expect_refused_intact "$D/k" "standard output is the input file $D/k: the positions (--index-output -)" \
+  "use --index-output FILE"
+expect_no_file "$D/sorted"
 # /dev/null as both is no input file: still sorts (nothing).
 "$RMGSORT" sort -t u64 </dev/null >/dev/null 2>"$WORK/stderr"
 RC=$?

@@ -194,6 +194,12 @@ RC=$?
 expect_rc 2
 expect_stderr "is opened to append"
 expect_size "$U/appended.npy" 0
+# Named by -o as well (it is standard output's file): the message says which file that is.
+"$RMGSORT" sort "$U/keys.npy" -u -o "$U/appended.npy" "${CPU[@]}" >>"$U/appended.npy" 2>"$WORK/stderr"
+RC=$?
+expect_rc 2
+expect_stderr "$U/appended.npy (standard output): --unique with .npy input" "is opened to append"
+expect_size "$U/appended.npy" 0
 end
 
 summary
