@@ -1,5 +1,7 @@
 #include "app/error_message.hpp"
 
+#include <sys/resource.h>
+
 #include <cerrno>
 #include <new>
 
@@ -10,6 +12,16 @@
 
 namespace rmgsort {
 namespace {
+
+// What a user can do when descriptors run out: whichever file it was (an input, a spill file, an
+// io_uring), the cause is the limit, which rmgsort raises to its hard limit itself where it can.
+std::string open_files_hint() {
+  rlimit limit{};
+  const std::string now = getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY
+                              ? " is " + std::to_string(limit.rlim_cur)
+                              : "";
+  return "the process's open-file limit, `ulimit -n`," + now + ": raise it";
+}
 
 // What a user can do when memory cannot be had: only sort has --host-memory to lower.
 std::string memory_hint(std::string_view command) {
@@ -23,6 +35,7 @@ std::string error_message(const std::exception& error, std::string_view command)
   if (const auto* ours = dynamic_cast<const Error*>(&error)) {
     if (ours->error_number() == ENOMEM) return std::string(ours->what()) + " (" + memory_hint(command) + ")";
     if (ours->error_number() == EPIPE) return std::string(ours->what()) + " (the reader closed the pipe early)";
+    if (ours->error_number() == EMFILE) return std::string(ours->what()) + " (" + open_files_hint() + ")";
     return ours->what();
   }
   if (dynamic_cast<const std::bad_alloc*>(&error) != nullptr) return "out of memory (" + memory_hint(command) + ")";

@@ -52,6 +52,12 @@ TEST(ErrorMessage, OtherErrorsExitWith2) {
   const Error no_memory("keys: cannot allocate", ENOMEM);
   EXPECT_EQ(exit_status_of(no_memory), kExitError);
   EXPECT_NE(error_message(no_memory, "sort").find("--host-memory"), std::string::npos);
+  // Out of descriptors, whichever file it was: the message names the limit.
+  const Error no_descriptors("--temp-dir T: cannot create a spill file: Too many open files", EMFILE);
+  EXPECT_EQ(exit_status_of(no_descriptors), kExitError);
+  EXPECT_NE(error_message(no_descriptors, "merge").find("Too many open files (the process's open-file limit, `ulimit -n`"),
+            std::string::npos)
+      << error_message(no_descriptors, "merge");
   EXPECT_EQ(exit_status_of(std::bad_alloc()), kExitError);
   EXPECT_EQ(error_message(std::runtime_error("odd"), "check"), "unexpected error: odd");
   EXPECT_EQ(exit_status_of(std::runtime_error("odd")), kExitError);

@@ -634,6 +634,16 @@ rmg merge "${URUNS[0]}" -t u64 -o "$D/m.bogus" --method bogus
 expect_rc 2
 expect_stderr "--method: unknown method 'bogus' (expected auto, merge or sort)"
 end
+begin "an open-file limit too low to merge at all: exit 2, the message names the limit, nothing written or left"
+(ulimit -n 12 && "$RMGSORT" merge "${URUNS[@]}" -t u64 -o "$D/m.fds" --index-output "$D/m.fds.idx" -T "$T" \
+  --stats "$D/m.fds.json") >"$WORK/stdout" 2>"$WORK/stderr"
+RC=$?
+expect_rc 2
+expect_stderr "Too many open files (the process's open-file limit, \`ulimit -n\`, is 12: raise it)"
+expect_no_file "$D/m.fds"
+expect_no_file "$D/m.fds.idx"
+[[ -z $(ls -A "$T") ]] || fail "--temp-dir is not empty: $(ls -A "$T")"
+end
 rm -f "$D"/m.* "$D"/mr.* "$D"/mn.*
 
 summary
