@@ -53,7 +53,8 @@ void add_sort_command(CLI::App& app, SortOptions& sort, RawOptions& raw) {
                   "Input files, sorted as their concatenation (of one format and type); - reads standard input")
       ->capture_default_str()->type_name("");
   cmd->add_option("-o,--output", sort.output,
-                  "Output file; - writes standard output (refused when it is a terminal). May name an input.")
+                  "Output file; - writes standard output (refused when it is a terminal). May name an input. "
+                  "A .npy file for .npy input, and for raw input when FILE ends in .npy")
       ->capture_default_str()->type_name("FILE");
   cmd->add_option("-t,--type", raw.type,
                   std::string(kTypeHelp) + "; required for raw input, taken from the header of a .npy input")
@@ -63,7 +64,8 @@ void add_sort_command(CLI::App& app, SortOptions& sort, RawOptions& raw) {
   cmd->add_option("--key", sort.key_field, "A structured .npy input's field to sort by")->type_name("FIELD");
   cmd->add_option("--index-output", sort.index_output,
                   "Also write each output record's position in the input (u64 little-endian) to FILE; "
-                  "a .npy array of <u8 when the input is .npy; without -o, only the positions are written")
+                  "a .npy array of <u8 when the input is .npy or FILE ends in .npy; without -o, only the positions "
+                  "are written")
       ->type_name("FILE");
   cmd->add_flag_function(
       "-r,--descending", [&sort](std::int64_t) { sort.order = SortOrder::descending; },
@@ -178,7 +180,8 @@ void add_merge_command(CLI::App& app, MergeOptions& merge, RawOptions& raw) {
                   "standard input (once)")
       ->type_name("");
   cmd->add_option("-o,--output", merge.output,
-                  "Output file; - writes standard output (refused when it is a terminal). May name an input.")
+                  "Output file; - writes standard output (refused when it is a terminal). May name an input. "
+                  "A .npy file for .npy inputs, and for raw inputs when FILE ends in .npy")
       ->capture_default_str()->type_name("FILE");
   cmd->add_option("-t,--type", raw.type,
                   std::string(kTypeHelp) + "; required for raw input, taken from the headers of .npy inputs")
@@ -189,7 +192,8 @@ void add_merge_command(CLI::App& app, MergeOptions& merge, RawOptions& raw) {
       ->type_name("FIELD");
   cmd->add_option("--index-output", merge.index_output,
                   "Also write each output record's position in the concatenation of the inputs (u64 little-endian) "
-                  "to FILE; a .npy array of <u8 when the inputs are .npy; without -o, only the positions are written")
+                  "to FILE; a .npy array of <u8 when the inputs are .npy or FILE ends in .npy; without -o, only the "
+                  "positions are written")
       ->type_name("FILE");
   cmd->add_flag_function(
       "-r,--descending", [&merge](std::int64_t) { merge.order = SortOrder::descending; },
