@@ -144,7 +144,11 @@ struct Outputs {
   SortRun run;
 };
 
-void open_outputs(const MergeOptions& options, Progress& progress, Outputs& outputs, MergeReport& report) {
+// Creates the outputs, their .npy formats FORMATS checked first by path and then by descriptor (a
+// header written again at the end needs a file it can write at its start), before anything is read.
+void open_outputs(const MergeOptions& options, const NpyOutputFormats& formats, Progress& progress, Outputs& outputs,
+                  MergeReport& report) {
+  require_rewritable_npy_paths(formats, options.unique, options.output, options.index_output);
   if (!options.output.empty()) outputs.output = OutputFile::create(options.output);
   if (!options.index_output.empty()) outputs.index = OutputFile::create(options.index_output);
   report.uncommitted = uncommitted_outputs(outputs.output, outputs.index);
@@ -157,6 +161,7 @@ void open_outputs(const MergeOptions& options, Progress& progress, Outputs& outp
     outputs.run.index_fd = outputs.index->fd();
     outputs.run.index_name = outputs.index->writer_name();
   }
+  require_rewritable_npy_outputs(formats, options.unique, outputs.run);
 }
 
 // The merge method: the inputs opened as merge opens them and merged (sort/merge_inputs.hpp).
@@ -166,10 +171,8 @@ void merge_method(const MergeOptions& options, Outputs& outputs, MergeReport& re
   report.layout = files.layout;
   if (files.npy && files.npy->structured) report.key_field = options.key_field;
   const NpyOutputFormats formats = npy_output_formats(files.npy, files.layout, options.output, options.index_output);
-  require_rewritable_npy_paths(formats, options.unique, options.output, options.index_output);
-  open_outputs(options, *outputs.run.progress, outputs, report);
+  open_outputs(options, formats, *outputs.run.progress, outputs, report);
   const SortRun& run = outputs.run;
-  require_rewritable_npy_outputs(formats, options.unique, run);  // before anything is read
   const std::uint64_t records = files.records.value_or(0);  // every .npy input's length is in its header
   const NpyOutputHeads heads = write_npy_output_headers(formats, records, run);
   const MergeJob job{files.layout,          std::move(files.inputs), options.temp_dir, report.host_memory_limit, 0,
@@ -187,8 +190,7 @@ void sort_method(const MergeOptions& options, MergeBySort& sorting, Outputs& out
   if (sorting.input.npy && sorting.input.npy->structured) report.key_field = options.key_field;
   const NpyOutputFormats formats =
       npy_output_formats(sorting.input.npy, sorting.input.layout, options.output, options.index_output);
-  require_rewritable_npy_paths(formats, options.unique, options.output, options.index_output);
-  open_outputs(options, *outputs.run.progress, outputs, report);
+  open_outputs(options, formats, *outputs.run.progress, outputs, report);
   const SortOutcome sorted = merge_by_sorting(sorting, formats, options, outputs.run, report.host_memory_limit,
                                               std::size_t(report.threads));
   report.outcome.records = sorted.bytes / sorting.input.layout.record_size;

@@ -7,13 +7,13 @@
 #include <unistd.h>
 
 #include "app/distributed_outputs.hpp"
+#include "app/npy_output_headers.hpp"
 #include "app/gpu_choice.hpp"
 #include "core/error.hpp"
 #include "gpu/devices.hpp"
 #include "host/system_memory.hpp"
 #include "io/blocking_io.hpp"
 #include "io/input_sequence.hpp"
-#include "app/npy_output_headers.hpp"
 #include "io/npy_format.hpp"
 #include "dist/rank_agreement.hpp"
 #include "report/stopwatch.hpp"

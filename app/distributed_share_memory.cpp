@@ -4,9 +4,9 @@
 #include <vector>
 
 #include "app/distributed_outputs.hpp"
+#include "app/npy_output_headers.hpp"
 #include "dist/rank_agreement.hpp"
 #include "host/order_check.hpp"
-#include "app/npy_output_headers.hpp"
 #include "io/npy_format.hpp"
 #include "report/stopwatch.hpp"
 #include "sort/sorted_sink.hpp"

@@ -100,11 +100,9 @@ std::unique_ptr<MergeBySort> plan_merge_by_sort(const MergeOptions& options, std
 }
 
 SortOutcome merge_by_sorting(MergeBySort& sorting, const NpyOutputFormats& formats, const MergeOptions& options,
-                             SortRun& run,
-                             std::uint64_t host_memory, std::size_t threads) {
+                             SortRun& run, std::uint64_t host_memory, std::size_t threads) {
   SortPlan& plan = sorting.plan;
   SortInput& input = sorting.input;
-  require_rewritable_npy_outputs(formats, options.unique, run);  // before anything is read
   const std::uint64_t records = input.npy ? input.npy->count : 0;  // raw input: written for none, then again
   const auto with_final_count = [&](SortOutcome outcome, const NpyOutputHeads& heads) {
     if (formats.rewritten(options.unique) && outcome.verify_failure.empty())

@@ -36,8 +36,9 @@ struct MergeBySort {
                                                               std::size_t threads);
 
 // Sorts the concatenation into RUN's outputs (their .npy headers, as FORMATS gives them, written here
-// and again at the end where FORMATS says), checking each input's order first as the header says. Throws MergeDisorder for an
-// input out of order (nothing written but the headers then), rmgsort::Error for everything else.
+// and again at the end where FORMATS says; RUN's outputs were checked to take that), checking each
+// input's order first as the header says. Throws MergeDisorder for an input out of order (nothing
+// written but the headers then), rmgsort::Error for everything else.
 [[nodiscard]] SortOutcome merge_by_sorting(MergeBySort& sorting, const NpyOutputFormats& formats,
                                            const MergeOptions& options, SortRun& run,
                                            std::uint64_t host_memory, std::size_t threads);

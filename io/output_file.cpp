@@ -110,6 +110,9 @@ std::optional<std::pair<off_t, off_t>> regular_stdout_extent() {
   return std::pair{st.st_size, position};
 }
 
+// DIRECTORY as split_directory gives it ("" for the current one), as a path to open or name.
+std::string directory_path(const std::string& directory) { return directory.empty() ? "." : directory; }
+
 // Throws rmgsort::Error naming PATH when the rename that commits the output could not replace EXISTING
 // (the regular file at TARGET, which the caller may write).
 void refuse_rename_a_sticky_directory_forbids(const std::string& path, const std::string& target,
@@ -119,12 +122,12 @@ void refuse_rename_a_sticky_directory_forbids(const std::string& path, const std
   // pass the W_OK check and fail at the rename, after the whole run.
   const uid_t me = geteuid();
   if (me == 0 || existing.st_uid == me) return;
-  const std::string directory = split_directory(target).first;
+  const std::string directory = directory_path(split_directory(target).first);
   struct stat dir {};
-  if (stat(directory.empty() ? "." : directory.c_str(), &dir) != 0) return;  // creating the file will say why
+  if (stat(directory.c_str(), &dir) != 0) return;  // creating the file will say why
   if ((dir.st_mode & S_ISVTX) == 0 || dir.st_uid == me) return;
-  throw_errno(path, "cannot replace the existing output: another user's file in a sticky directory (" +
-                        (directory.empty() ? std::string(".") : directory) + "), which only its owner may replace",
+  throw_errno(path, "cannot replace the existing output: another user's file in a sticky directory (" + directory +
+                        "), which only its owner may replace",
               EPERM);
 }
 
@@ -191,14 +194,14 @@ void OutputFile::throw_cannot_create(const std::string& directory) const {
   const int error = errno;
   // A link names its target, which is what could not be created; a missing directory is named too.
   const std::string where = target_ == path_ ? path_ : path_ + " (a link to " + target_ + ")";
-  const std::string in = error == ENOENT ? " in " + (directory.empty() ? std::string(".") : directory) : "";
+  const std::string in = error == ENOENT ? " in " + directory_path(directory) : "";
   throw_errno(where, "cannot create output file" + in, error);
 }
 
 bool OutputFile::stage_anonymous(const std::string& directory, const std::string& name) {
   // The directory is held open: the file is created in it and linked into it, even should it be
   // renamed meanwhile (the link would fail across file systems).
-  UniqueFd dir(open(directory.empty() ? "." : directory.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  UniqueFd dir(open(directory_path(directory).c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
   if (!dir.valid()) throw_cannot_create(directory);
   // 0666 and no name: the umask (and a default ACL) apply exactly as to any newly created file. Not
   // O_EXCL, which would forbid ever linking it.
