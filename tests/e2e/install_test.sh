@@ -38,6 +38,20 @@ run "$rmgsort_bin" check "$WORK/sorted.u32" -t u32 --input "$WORK/keys.u32"
 expect_rc 0
 end
 
+begin "neither binary loads libraries from the current directory, even with a library of that name there"
+# An empty RUNPATH or RPATH entry (a leading, trailing or doubled ':') is the current directory to the
+# loader: run in a directory someone else writes to, rmgsort would load their code.
+for binary in "$RMGSORT" "$rmgsort_bin"; do
+  paths=$(readelf -d "$binary" | sed -nE 's/.*\((RUNPATH|RPATH)\).*\[(.*)\]$/\2/p')
+  [[ -z $paths || ! $paths =~ (^:|::|:$) ]] || fail "$binary's library search path [$paths] has an empty entry"
+done
+mkdir -p "$WORK/planted"
+for library in libnuma.so.1 libtbb.so.12; do echo "not a library" >"$WORK/planted/$library"; done
+run bash -c 'cd "$1" && env -u LD_LIBRARY_PATH "$2" --version' bash "$WORK/planted" "$RMGSORT"
+expect_rc 0
+expect_stdout "rmgsort "
+end
+
 begin "the man page is installed, renders, and documents every command and option"
 if ! grep -qE '^HELP2MAN_EXECUTABLE:FILEPATH=/' "$BUILD_DIR/CMakeCache.txt"; then
   skip "help2man was not found when $BUILD_DIR was configured: no man page"
