@@ -72,7 +72,7 @@ void require_like_first(const MergeInputFiles& files, const std::optional<NpyHea
   if (header.has_value() != files.npy.has_value())
     throw Error(name + ": " + (header ? "a .npy file" : "not a .npy file") + ", where " + first_name + " is " +
                 (files.npy ? "one" : "raw") + ": merge's inputs are all .npy files or all raw records");
-  if (header && header->descr != files.npy->descr)
+  if (header && !same_npy_dtype(*header, *files.npy))
     throw Error(name + ": its .npy dtype " + header->descr + " is not " + first_name + "'s " + files.npy->descr +
                 ": merge's inputs share one layout");
 }

@@ -26,7 +26,7 @@ RecordLayout npy_layout(const SortOptions& options, const std::vector<InputPart>
     if (!part.npy)
       throw Error(part_name + ": not a .npy file, unlike " + name + ": several inputs are sorted as one array, so "
                   "they are all .npy files of one dtype or all raw");
-    if (part.npy->descr != first.npy->descr)
+    if (!same_npy_dtype(*part.npy, *first.npy))
       throw Error(part_name + ": its .npy dtype " + part.npy->descr + " is not " + name + "'s " + first.npy->descr +
                   ": several inputs are sorted as one array of one dtype");
     if (part.npy->count > (UINT64_MAX / header.item_size - header.count))

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <string>
+#include <string_view>
 
 #include "core/error.hpp"
 #include "io/detail/npy_descr.hpp"
@@ -100,6 +101,35 @@ std::string NpyField::description() const {
   std::string text = "'" + type + "'";
   if (is_subarray()) text += " sub-array " + shape;
   return text;
+}
+
+namespace {
+
+// A type string without its byte order ('<', '>', '=', '|'), a shape without spaces: what is left
+// differs only between different types.
+std::string without_byte_order(const std::string& type) {
+  return !type.empty() && std::string_view("<>=|").find(type.front()) != std::string_view::npos ? type.substr(1)
+                                                                                                 : type;
+}
+std::string without_spaces(std::string text) {
+  std::erase(text, ' ');
+  return text;
+}
+
+bool same_field(const NpyField& a, const NpyField& b) {
+  return a.name == b.name && a.kind == b.kind && a.offset == b.offset && a.size == b.size &&
+         without_byte_order(a.type) == without_byte_order(b.type) && without_spaces(a.shape) == without_spaces(b.shape);
+}
+
+}  // namespace
+
+bool same_npy_dtype(const NpyHeader& a, const NpyHeader& b) {
+  if (a.descr == b.descr) return true;
+  if (a.structured != b.structured || a.item_size != b.item_size) return false;
+  if (!a.structured) return same_field(a.element, b.element);
+  const auto nested = [](const NpyField& field) { return field.nested; };
+  if (std::ranges::any_of(a.fields, nested) || std::ranges::any_of(b.fields, nested)) return false;
+  return std::ranges::equal(a.fields, b.fields, same_field);
 }
 
 bool is_npy(std::span<const std::byte> prefix) {

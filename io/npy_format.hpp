@@ -70,6 +70,11 @@ struct NpyHeader {
   [[nodiscard]] std::uint64_t data_bytes() const { return count * item_size; }
 };
 
+// Whether A and B hold items of one dtype, however their headers spell it: "<u4", '=u4' and 'u4' are
+// one type, as are shapes "(3,)" and "(3, )" of a sub-array field. Nested structures are compared as
+// written (their inner fields are not kept apart).
+[[nodiscard]] bool same_npy_dtype(const NpyHeader& a, const NpyHeader& b);
+
 // PREFIX starts with the .npy magic (at least kNpyMagicBytes of it).
 [[nodiscard]] bool is_npy(std::span<const std::byte> prefix);
 

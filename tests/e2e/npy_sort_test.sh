@@ -227,6 +227,32 @@ npy_agrees 'a = np.concatenate([np.fromfile(d + f"/m{i}.u32", dtype="<u4") for i
 assert out.dtype == np.dtype("<u4") and (out == np.sort(a)).all()'
 end
 
+begin "one dtype however the headers spell it ('<u4', \"<u4\", '=u4', 'u4'): several inputs sorted, merged"
+"$PY" - "$D" <<'PY'
+import numpy as np, sys
+for i, descr in enumerate(("'<u4'", '"<u4"', "'=u4'", "'u4'")):
+    a = np.sort(np.random.default_rng(i).integers(0, 2**32, 1000, dtype="<u4"))
+    text = "{'descr': %s, 'fortran_order': False, 'shape': (%d,), }" % (descr, len(a))
+    text += " " * (-(10 + len(text) + 1) % 64) + "\n"
+    with open(f"{sys.argv[1]}/spelled{i}.npy", "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + len(text).to_bytes(2, "little") + text.encode("latin-1") + a.tobytes())
+PY
+spelled=("$D"/spelled{0,1,2,3}.npy)
+rmg sort "${spelled[@]}" -o "$D/spelled_sorted.npy" "${CPU[@]}"
+expect_rc 0
+rmg merge "${spelled[@]}" -o "$D/spelled_merged.npy" "${CPU[@]}"
+expect_rc 0
+npy_agrees 'a = np.sort(np.concatenate([np.load(d + f"/spelled{i}.npy") for i in range(4)]))
+for name in ("sorted", "merged"):
+    out = np.load(d + f"/spelled_{name}.npy")
+    assert out.dtype == np.dtype("<u4") and (out == a).all(), name'
+"$PY" -c 'import numpy as np, sys; np.save(sys.argv[1], np.arange(3, dtype="<i4"))' "$D/spelled_i4.npy"
+rmg merge "$D/spelled1.npy" "$D/spelled_i4.npy" -o "$D/spelled_never.npy" "${CPU[@]}"
+expect_rc 2
+expect_stderr "$D/spelled_i4.npy: its .npy dtype '<i4' is not"
+expect_no_file "$D/spelled_never.npy"
+end
+
 begin "a FIFO named *.npy without a reader, for raw input (and --unique of .npy input): refused at once, exit 2"
 mkfifo "$D/fifo.npy"
 for args in "sort $D/raw1000.u64 -t u64 -o $D/fifo.npy" "sort $D/raw1000.u64 -t u64 -o $D/never.npy --index-output $D/fifo.npy" \

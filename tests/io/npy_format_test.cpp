@@ -310,5 +310,25 @@ TEST(NpyFormat, SizeMustMatchTheShape) {
   EXPECT_NO_THROW(check_npy_size(parse(bytes_of(test::kStructured)), 256 + 4 * 36, "s.npy"));
 }
 
+// Several inputs, and merge's, must be of one dtype: spelled differently, one type is still one.
+TEST(NpyFormat, OneDtypeHoweverSpelled) {
+  const auto header = [](std::string_view descr) { return parse(npy_with_text(header_dict(descr))); };
+  EXPECT_TRUE(same_npy_dtype(header("'<u4'"), header("\"<u4\"")));
+  EXPECT_TRUE(same_npy_dtype(header("'<u4'"), header("'=u4'")));
+  EXPECT_TRUE(same_npy_dtype(header("'<u4'"), header("'u4'")));
+  EXPECT_TRUE(same_npy_dtype(header("'|S8'"), header("'S8'")));
+  EXPECT_TRUE(same_npy_dtype(header("[('k', '<f8'), ('v', '|u1', (3,))]"),
+                             header("[(\"k\", \"=f8\"), ('v', 'u1', (3, ))]")));
+  // What differs: the type, its size, a field's name, offset (padding) or shape, simple against structured.
+  EXPECT_FALSE(same_npy_dtype(header("'<u4'"), header("'<i4'")));
+  EXPECT_FALSE(same_npy_dtype(header("'<u4'"), header("'<u8'")));
+  EXPECT_FALSE(same_npy_dtype(header("'<f4'"), header("'<u4'")));
+  EXPECT_FALSE(same_npy_dtype(header("[('k', '<u8')]"), header("[('key', '<u8')]")));
+  EXPECT_FALSE(same_npy_dtype(header("[('a', '|u1'), ('b', '<u8')]"), header("[('a', '|u1'), ('', '|V7'), ('b', '<u8')]")));
+  EXPECT_FALSE(same_npy_dtype(header("[('v', '|u1', (2, 3))]"), header("[('v', '|u1', (3, 2))]")));
+  EXPECT_FALSE(same_npy_dtype(header("'<u8'"), header("[('k', '<u8')]")));
+  EXPECT_FALSE(same_npy_dtype(header("'<M8[ns]'"), header("'<M8[us]'")));
+}
+
 }  // namespace
 }  // namespace rmgsort
