@@ -1,6 +1,7 @@
 #include "sort/merge_window.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <utility>
 
@@ -76,15 +77,40 @@ void MergeWindow::throw_disorder(std::uint64_t index, const std::byte* previous,
   throw_merge_disorder(input_.name, layout_, order_, input_.data_start, index, previous, key);
 }
 
+namespace {
+
+bool is_nan_key(const std::byte* key, KeyType type) {
+  if (type == KeyType::f32) {
+    float value;
+    std::memcpy(&value, key, sizeof value);
+    return std::isnan(value);
+  }
+  if (type == KeyType::f64) {
+    double value;
+    std::memcpy(&value, key, sizeof value);
+    return std::isnan(value);
+  }
+  return false;
+}
+
+}  // namespace
+
 void throw_merge_disorder(const std::string& name, const RecordLayout& layout, SortOrder order,
                           std::uint64_t data_start, std::uint64_t index, const std::byte* previous,
                           const std::byte* key) {
   const bool bare = layout.is_bare_key();
   const KeySpec spec = layout.key();
-  throw MergeDisorder(name + ": not in " + (order == SortOrder::ascending ? "ascending" : "descending") +
-                      " order: " + (bare ? "key " : "record ") + std::to_string(index) + " is out of order (" +
-                      (bare ? "" : "key ") + format_key(key, spec) + " after " + format_key(previous, spec) +
-                      ", at byte offset " + std::to_string(data_start + index * layout.record_size) + ")");
+  std::string message = name + ": not in " + (order == SortOrder::ascending ? "ascending" : "descending") +
+                        " order: " + (bare ? "key " : "record ") + std::to_string(index) + " is out of order (" +
+                        (bare ? "" : "key ") + format_key(key, spec) + " after " + format_key(previous, spec) +
+                        ", at byte offset " + std::to_string(data_start + index * layout.record_size) + ")";
+  // Two NaNs: in order for check, which takes NaNs in any order (as numpy sorts them), but bare float
+  // keys' NaNs merge in sort's order, by bit pattern, so that a merge writes what sort would.
+  if (!layout.equal_nans && is_nan_key(previous, layout.key_type) && is_nan_key(key, layout.key_type))
+    message += "; merge orders bare " + std::string(key_type_name(layout.key_type)) +
+               " keys' NaNs by their bit patterns, as rmgsort sort writes them (check accepts NaNs in any " +
+               "order): sort such inputs together instead, rmgsort sort INPUT... -o OUTPUT";
+  throw MergeDisorder(message);
 }
 
 }  // namespace rmgsort

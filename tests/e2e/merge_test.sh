@@ -377,6 +377,24 @@ expect_rc 1
 expect_stderr "$D/rec.in: not in ascending order: record 2 is out of order (key 2 after 3, at byte offset 24)"
 end
 
+begin "bare f64 keys whose NaNs are in numpy's order, not by bit pattern: check passes them, merge says why not"
+keys f64 "$D/nan_np.f64" 1 -nan nan
+keys f64 "$D/nan_other.f64" 0.5
+rmg check "$D/nan_np.f64" -t f64
+expect_rc 0
+for method in merge sort; do
+  rmg merge "$D/nan_np.f64" "$D/nan_other.f64" -t f64 -o "$D/nan.out" --method "$method" --gpus none
+  expect_rc 1
+  expect_stderr "$D/nan_np.f64: not in ascending order: key 2 is out of order (nan after -nan, at byte offset 16)" \
+    "merge orders bare f64 keys' NaNs by their bit patterns" "check accepts NaNs in any order" "rmgsort sort INPUT"
+  expect_no_file "$D/nan.out"
+done
+rmg sort "$D/nan_np.f64" "$D/nan_other.f64" -t f64 -o "$D/nan.out" --gpus none
+expect_rc 0
+keys f64 "$D/nan.expected" 0.5 1 nan -nan
+expect_same "$D/nan.out" "$D/nan.expected"
+end
+
 echo "== 6. usage errors"
 begin "no inputs: exit 2"
 rmg merge -t u64 -o "$D/none.out"
