@@ -1,3 +1,7 @@
 #include "app/commands.hpp"
+#include "app/malloc_arenas.hpp"
 
-int main(int argc, char** argv) { return rmgsort::run_command_line(argc, argv); }
+int main(int argc, char** argv) {
+  rmgsort::bound_malloc_arenas();
+  return rmgsort::run_command_line(argc, argv);
+}
