@@ -234,6 +234,7 @@ int merge_and_commit(const MergeOptions& options, const Stopwatch& wall, StatsOu
   stats.commit();
   if (index) index->commit();
   if (output) output->commit();
+  stats.settle();
   return kExitOk;
 }
 

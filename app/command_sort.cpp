@@ -223,7 +223,8 @@ int sort_and_commit(const SortOptions& options, const Validated& validated, cons
   // Every output is closed and checked before the statistics are written (statistics on standard
   // output cannot be taken back); only the renames are left. The statistics' goes first: should it
   // fail, the sorted keys have not replaced anything. Should a later one fail, the caller replaces
-  // the statistics by a failed run's. (The renames take microseconds, uncounted.)
+  // the statistics by a failed run's; should a signal stop the run before the last rename, its
+  // handler does (StatsOutput::settle). (The renames take microseconds, uncounted.)
   if (output) output->finish_writing();
   if (index) index->finish_writing();
   report.wall_seconds = wall.seconds();
@@ -231,6 +232,7 @@ int sort_and_commit(const SortOptions& options, const Validated& validated, cons
   stats.commit();
   if (index) index->commit();
   if (output) output->commit();
+  stats.settle();
   progress.summary({"sorted", report.outcome->bytes, report.wall_seconds, std::string(plan->engine->name()),
                     plan->engine->devices()});
   return kExitOk;

@@ -32,6 +32,7 @@ int finish(const dist::Communicator& communicator, const SortOptions& options, D
     if (stats) stats->commit();
     if (outputs.index) outputs.index->commit();
     if (outputs.output) outputs.output->commit();
+    if (stats) stats->settle();
   });
   // The parts an earlier run of more ranks left beside this run's go (rank 0's work: the directory
   // is one; a part it cannot remove is said, and the run stands).

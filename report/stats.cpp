@@ -161,6 +161,9 @@ void StatsOutput::commit() {
   } catch (const Error& e) {
     rethrow_as_stats_error(e);
   }
+}
+
+void StatsOutput::settle() {
   disarm_signals();
   signal_file_.reset();
 }

@@ -71,8 +71,12 @@ class StatsOutput {
   // here), or writes it to standard output, which cannot be taken back: call it before committing
   // anything, so that a failed write commits nothing.
   void prepare(const Json& json);
-  // Makes the prepared statistics visible: renames the file into place.
+  // Makes the prepared statistics visible: renames the file into place. Until settle(), a handled
+  // signal still replaces them by its own: the run's outputs are renamed after them, and a run
+  // stopped before its outputs are in place did not succeed.
   void commit();
+  // Every output of the run is in place: from now on a signal leaves the statistics as they are.
+  void settle();
 
   // A failed run's statistics, in place of any prepared or committed ones: a file gets them through
   // a new temporary file, renamed into place at once; standard output or error gets them unless

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -16,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "io/cleanup.hpp"
 #include "report/progress.hpp"
 
 namespace rmgsort {
@@ -103,6 +106,41 @@ TEST_F(StatsOutputTest, AFailureAfterTheCommitReplacesCommittedStatistics) {
   stats.commit();
   stats.write_failure(Json{{"status", "error"}});
   EXPECT_EQ(contents(path_), "{\"status\":\"error\"}\n");
+}
+
+// A signal after the statistics' rename but before the outputs' (the run has not succeeded): the
+// handler's statistics replace the committed ones. After settle() (the outputs in place), they stay.
+TEST_F(StatsOutputTest, ASignalBeforeSettleReplacesCommittedStatistics) {
+  for (const bool settled : {false, true}) {
+    SCOPED_TRACE(settled ? "settled" : "committed only");
+    std::fflush(nullptr);
+    const pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      signal(SIGTERM, SIG_DFL);
+      install_cleanup_signal_handlers();
+      StatsOutput stats(path_);
+      stats.arm_for_signals("sort", "0.0", RunStart{});
+      stats.prepare(Json{{"status", "ok"}});
+      stats.commit();
+      if (settled) stats.settle();
+      raise(SIGTERM);
+      _exit(0);
+    }
+    int status = 0;
+    ASSERT_EQ(waitpid(child, &status, 0), child);
+    EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+    const std::string written = contents(path_);
+    if (settled) {
+      EXPECT_EQ(written, "{\"status\":\"ok\"}\n");
+    } else {
+      EXPECT_NE(written.find("\"status\":\"error\""), std::string::npos) << written;
+      EXPECT_NE(written.find("\"signal\":\"SIGTERM\""), std::string::npos) << written;
+      EXPECT_NE(written.find("\"exit_code\":143"), std::string::npos) << written;
+    }
+    EXPECT_EQ(entries(), 1) << "a temporary file is left";
+    std::filesystem::remove(path_);
+  }
 }
 
 TEST_F(StatsOutputTest, NoPathWritesNothing) {
