@@ -23,9 +23,10 @@ std::string open_files_hint() {
   return "the process's open-file limit, `ulimit -n`," + now + ": raise it";
 }
 
-// What a user can do when memory cannot be had: only sort has --host-memory to lower.
+// What a user can do when memory cannot be had: sort and merge have --host-memory to lower.
 std::string memory_hint(std::string_view command) {
-  if (command == "sort") return "lower --host-memory below the process's memory limit, `ulimit -v`, or free memory";
+  if (command == "sort" || command == "merge")
+    return "lower --host-memory below the process's memory limit, `ulimit -v`, or free memory";
   return "raise the process's memory limit, `ulimit -v`, or free memory";
 }
 

@@ -52,6 +52,9 @@ TEST(ErrorMessage, OtherErrorsExitWith2) {
   const Error no_memory("keys: cannot allocate", ENOMEM);
   EXPECT_EQ(exit_status_of(no_memory), kExitError);
   EXPECT_NE(error_message(no_memory, "sort").find("--host-memory"), std::string::npos);
+  // merge has --host-memory too; generate and check do not.
+  EXPECT_NE(error_message(std::bad_alloc(), "merge").find("lower --host-memory"), std::string::npos);
+  EXPECT_EQ(error_message(std::bad_alloc(), "check").find("--host-memory"), std::string::npos);
   // Out of descriptors, whichever file it was: the message names the limit.
   const Error no_descriptors("--temp-dir T: cannot create a spill file: Too many open files", EMFILE);
   EXPECT_EQ(exit_status_of(no_descriptors), kExitError);
