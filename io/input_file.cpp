@@ -86,7 +86,7 @@ InputFile open_input(const std::string& path) {
   struct stat st {};
   if (fstat(fd, &st) != 0) throw_errno(name, "cannot stat");
   // open(O_RDONLY) succeeds on a directory; read() would then fail with a less helpful EISDIR.
-  if (S_ISDIR(st.st_mode)) throw Error(name + ": is a directory");
+  if (S_ISDIR(st.st_mode)) throw Error(name + ": is a directory, not a file to read");
   input.regular = S_ISREG(st.st_mode);
   input.character_device = S_ISCHR(st.st_mode);
   // A regular file is read up to its size at open, so that size must be the file's length. A size of

@@ -157,7 +157,7 @@ OutputFile OutputFile::create(const std::string& path, bool anonymous_allowed) {
   struct stat st {};
   const bool replaces_existing = stat(output.target_.c_str(), &st) == 0;
   if (replaces_existing) {
-    if (S_ISDIR(st.st_mode)) throw Error(path + ": is a directory");
+    if (S_ISDIR(st.st_mode)) throw Error(path + ": is a directory, not a file to write");
     // The regular file standard output writes to (-o /dev/stdout, /proc/self/fd/1, or its own name
     // under `> FILE`): written through standard output, as "-" is. A new file renamed over it would
     // take the place of what the shell opened, and whatever else went to standard output (before

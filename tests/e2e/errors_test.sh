@@ -50,7 +50,7 @@ echo "== input errors"
 sort_error "missing input" "missing.bin;No such file or directory" sort "$IN/missing.bin" -o @OUT@ -t u32
 sort_error "missing second input" "missing.bin;No such file or directory" sort "$IN/keys.bin" "$IN/missing.bin" -o @OUT@ -t u32
 sort_error "second input of 4001 bytes" "odd4001.bin;4001;not a whole number;u32" sort "$IN/keys.bin" "$IN/odd4001.bin" -o @OUT@ -t u32
-sort_error "input is a directory" "adir;is a directory" sort "$WORK/adir" -o @OUT@ -t u32
+sort_error "input is a directory" "adir: is a directory, not a file to read" sort "$WORK/adir" -o @OUT@ -t u32
 sort_error "u32 input of 4001 bytes" "odd4001.bin;4001;not a whole number;u32" sort "$IN/odd4001.bin" -o @OUT@ -t u32
 sort_error "u64 input of 12 bytes" "odd12.bin;12;not a whole number;u64" sort "$IN/odd12.bin" -o @OUT@ -t u64
 sort_error "f64 input of 4 bytes" "four.bin;4;not a whole number;f64" sort "$IN/four.bin" -o @OUT@ -t f64
@@ -231,7 +231,7 @@ begin "output is a directory: exit 2, message names it, directory untouched"
 touch "$WORK/adir/marker"
 rmg sort "$IN/keys.bin" -o "$WORK/adir" -t u32
 expect_rc 2
-expect_stderr "adir" "is a directory"
+expect_stderr "adir: is a directory, not a file to write"
 [[ -d "$WORK/adir" && -e "$WORK/adir/marker" ]] || fail "the directory was replaced or emptied"
 expect_no_temp "$WORK"
 end
@@ -266,7 +266,7 @@ end
 begin "check of a directory: exit 2, message names it"
 rmg check "$WORK/adir" -t u32
 expect_rc 2
-expect_stderr "adir" "is a directory"
+expect_stderr "adir: is a directory, not a file to read"
 end
 
 begin "check with a missing --input original: exit 2, message names the original"

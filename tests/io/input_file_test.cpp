@@ -124,7 +124,7 @@ TEST(InputFile, MissingFileNamesPathAndCause) {
 
 TEST(InputFile, DirectoryIsRefused) {
   test::TempDir dir(test::disk_directory());
-  EXPECT_EQ(error_of(dir.path()), dir.path() + ": is a directory");
+  EXPECT_EQ(error_of(dir.path()), dir.path() + ": is a directory, not a file to read");
 }
 
 TEST(InputFile, UnreadableFileNamesPathAndCause) {

@@ -372,7 +372,7 @@ TEST(OutputFile, DirectoryIsRefused) {
     OutputFile output = OutputFile::create(dir.path());
     FAIL();
   } catch (const Error& error) {
-    EXPECT_EQ(std::string(error.what()), dir.path() + ": is a directory");
+    EXPECT_EQ(std::string(error.what()), dir.path() + ": is a directory, not a file to write");
   }
 }
 
