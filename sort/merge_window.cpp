@@ -1,10 +1,10 @@
 #include "sort/merge_window.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <cstring>
 #include <utility>
 
+#include "core/record_rank.hpp"
 #include "host/key_format.hpp"
 #include "host/merge_prefix.hpp"
 
@@ -79,18 +79,16 @@ void MergeWindow::throw_disorder(std::uint64_t index, const std::byte* previous,
 
 namespace {
 
-bool is_nan_key(const std::byte* key, KeyType type) {
-  if (type == KeyType::f32) {
-    float value;
-    std::memcpy(&value, key, sizeof value);
-    return std::isnan(value);
-  }
-  if (type == KeyType::f64) {
-    double value;
-    std::memcpy(&value, key, sizeof value);
-    return std::isnan(value);
-  }
-  return false;
+// Whether the descent from PREVIOUS to KEY (two keys, not records) is one only in the merge's order:
+// check's order, where every NaN ranks the same, takes them as equal. That is two NaNs of bare float
+// keys, which the merge orders by bit pattern.
+bool descent_between_nans(const RecordLayout& layout, SortOrder order, const std::byte* previous,
+                          const std::byte* key) {
+  if (layout.equal_nans) return false;
+  RecordLayout check_order = layout;
+  check_order.equal_nans = true;
+  check_order.key_offset = 0;
+  return visit_rank(check_order, order, [&](const auto& rank) { return compare_ranks(rank, previous, key) == 0; });
 }
 
 }  // namespace
@@ -106,7 +104,7 @@ void throw_merge_disorder(const std::string& name, const RecordLayout& layout, S
                         ", at byte offset " + std::to_string(data_start + index * layout.record_size) + ")";
   // Two NaNs: in order for check, which takes NaNs in any order (as numpy sorts them), but bare float
   // keys' NaNs merge in sort's order, by bit pattern, so that a merge writes what sort would.
-  if (!layout.equal_nans && is_nan_key(previous, layout.key_type) && is_nan_key(key, layout.key_type))
+  if (descent_between_nans(layout, order, previous, key))
     message += "; merge orders bare " + std::string(key_type_name(layout.key_type)) +
                " keys' NaNs by their bit patterns, as rmgsort sort writes them (check accepts NaNs in any " +
                "order): sort such inputs together instead, rmgsort sort INPUT... -o OUTPUT";
