@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <signal.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -10,46 +9,19 @@
 #include <climits>
 #include <cstdio>
 #include <cstring>
-#include <ctime>
 #include <optional>
 #include <utility>
 
 #include "core/error.hpp"
 #include "io/detail/output_target.hpp"
+#include "io/stale_temporaries.hpp"
 
 namespace rmgsort {
 namespace {
 
 constexpr const char* kTerminalRefusal =
     "refusing to write binary keys to a terminal: use -o FILE or redirect standard output";
-constexpr std::string_view kTempMarker = ".rmgsort-";
-constexpr std::size_t kRandomChars = 6;
 constexpr int kCreateAttempts = 100;
-
-std::string random_suffix() {
-  static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
-  unsigned char random[kRandomChars];
-  if (getrandom(random, sizeof random, 0) != static_cast<ssize_t>(sizeof random)) {
-    // No entropy source: the clock and the process id are unique enough, O_EXCL catches the rest.
-    auto seed = static_cast<unsigned long long>(std::time(nullptr)) ^
-                (static_cast<unsigned long long>(getpid()) << 20) ^ static_cast<unsigned long long>(clock());
-    for (unsigned char& byte : random) {
-      seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-      byte = static_cast<unsigned char>(seed >> 56);
-    }
-  }
-  std::string suffix;
-  for (unsigned char byte : random) suffix += kAlphabet[byte % (sizeof kAlphabet - 1)];
-  return suffix;
-}
-
-// A fresh name for a temporary file beside NAME: ".NAME.rmgsort-XXXXXX", NAME shortened so that the
-// whole stays within NAME_MAX however long the output's name is.
-std::string temporary_name(std::string name) {
-  const std::size_t name_room = NAME_MAX - 1 - kTempMarker.size() - kRandomChars;
-  if (name.size() > name_room) name.resize(name_room);
-  return "." + name + std::string(kTempMarker) + random_suffix();
-}
 
 // What commit() links an anonymous file through: /proc/self/fd/N names the open file itself, and
 // linkat(AT_SYMLINK_FOLLOW) of it gives the file a name with no privilege (linkat(AT_EMPTY_PATH) of
@@ -184,6 +156,8 @@ OutputFile OutputFile::create(const std::string& path, bool anonymous_allowed) {
   // An anonymous file gets its name only at commit(): a name the directory cannot hold would fail
   // there, after the whole run. (Every Linux file system's limit is at most NAME_MAX.)
   if (name.size() > NAME_MAX) throw_errno(path, "cannot create output file", ENAMETOOLONG);
+  // What a killed run staging this output left (io/stale_temporaries.hpp) goes before this run adds its own.
+  (void)remove_stale_temporaries(directory, name);
   if (!anonymous_allowed || !output.stage_anonymous(directory, name)) output.stage_named(directory, name);
   // (A throw here destroys `output`, which closes, or unlinks, the file.)
   if (replaces_existing) take_over_attributes(output.fd_.get(), path, st);
@@ -211,11 +185,13 @@ bool OutputFile::stage_anonymous(const std::string& directory, const std::string
     throw_cannot_create(directory);
   }
   if (!proc_fd_reaches(file.get())) return false;
+  // Held until the file is closed: the temporary name commit() may give it is this run's, not stale.
+  (void)lock_as_live(file.get());
   UniqueFd kept(fcntl(file.get(), F_DUPFD_CLOEXEC, 0));
   if (!kept.valid()) throw_errno(path_, "cannot create output file");
   staging_ = Staging::anonymous;
   fd_ = std::move(file);
-  unnamed_ = std::move(kept);
+  kept_ = std::move(kept);
   directory_ = std::move(dir);
   directory_path_ = directory;
   name_ = name;
@@ -230,12 +206,20 @@ void OutputFile::stage_named(const std::string& directory, const std::string& na
     const int fd = open(temp_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd < 0 && errno == EEXIST) continue;
     if (fd < 0) throw_cannot_create(directory);
+    if (!lock_as_live(fd)) {
+      // Another run found the name between the create and the lock, took it for stale and removes it.
+      close(fd);
+      continue;
+    }
     staging_ = Staging::named;
     fd_ = UniqueFd(fd);
+    // The lock lasts while a descriptor of the file is open: this one keeps it past finish_writing().
+    kept_ = UniqueFd(fcntl(fd, F_DUPFD_CLOEXEC, 0));
     temp_path_ = std::move(temp_path);
     // Registered before the signals come back; should the registry be full, the throw destroys the
     // OutputFile, which unlinks the file.
     registration_ = CleanupRegistration(temp_path_);
+    if (!kept_.valid()) throw_errno(path_, "cannot create output file");  // (the destructor unlinks it)
     return;
   }
   throw_errno(path_, "cannot create a temporary output file", EEXIST);
@@ -250,7 +234,7 @@ OutputFile::OutputFile(OutputFile&& other) noexcept
       directory_(std::move(other.directory_)),
       directory_path_(std::move(other.directory_path_)),
       name_(std::move(other.name_)),
-      unnamed_(std::move(other.unnamed_)),
+      kept_(std::move(other.kept_)),
       is_stdout_(other.is_stdout_),
       stdout_start_size_(std::exchange(other.stdout_start_size_, -1)),
       stdout_start_position_(other.stdout_start_position_),
@@ -268,7 +252,7 @@ OutputFile& OutputFile::operator=(OutputFile&& other) noexcept {
     directory_ = std::move(other.directory_);
     directory_path_ = std::move(other.directory_path_);
     name_ = std::move(other.name_);
-    unnamed_ = std::move(other.unnamed_);
+    kept_ = std::move(other.kept_);
     is_stdout_ = other.is_stdout_;
     stdout_start_size_ = std::exchange(other.stdout_start_size_, -1);
     stdout_start_position_ = other.stdout_start_position_;
@@ -282,8 +266,11 @@ OutputFile& OutputFile::operator=(OutputFile&& other) noexcept {
 OutputFile::~OutputFile() { discard(); }
 
 void OutputFile::discard() noexcept {
+  // A named file goes while its lock is held, so that no other run takes it for stale meanwhile.
+  if (!committed_ && !temp_path_.empty()) (void)unlink(temp_path_.c_str());
+  temp_path_.clear();
   fd_.reset();
-  unnamed_.reset();  // the anonymous file's last descriptor: the file is gone
+  kept_.reset();  // the anonymous file's last descriptor: the file is gone
   directory_.reset();
   if (!committed_ && stdout_start_size_ >= 0) {
     // Standard output is written in place: a failed run cuts off what it added (a preallocation of
@@ -295,8 +282,6 @@ void OutputFile::discard() noexcept {
   }
   if (stdout_start_size_ >= 0) set_stdout_restore_size(-1);
   stdout_start_size_ = -1;
-  if (!committed_ && !temp_path_.empty()) (void)unlink(temp_path_.c_str());
-  temp_path_.clear();
   registration_.release();
 }
 
@@ -307,7 +292,7 @@ void OutputFile::finish_writing() {
 }
 
 void OutputFile::link_into_place() {
-  const std::string source = proc_fd_path(unnamed_.get());
+  const std::string source = proc_fd_path(kept_.get());
   const int dir = directory_.get();
   // A new output takes its name directly, so that nothing else ever appears in the directory.
   if (linkat(AT_FDCWD, source.c_str(), dir, name_.c_str(), AT_SYMLINK_FOLLOW) == 0) return;
@@ -337,7 +322,7 @@ void OutputFile::commit() {
   finish_writing();
   if (staging_ == Staging::anonymous) {
     link_into_place();
-    unnamed_.reset();
+    kept_.reset();
     directory_.reset();
   } else if (!temp_path_.empty()) {
     if (rename(temp_path_.c_str(), target_.c_str()) != 0) {
@@ -345,6 +330,7 @@ void OutputFile::commit() {
     }
     registration_.release();
     temp_path_.clear();
+    kept_.reset();
   }
   if (stdout_start_size_ >= 0) set_stdout_restore_size(-1);
   committed_ = true;
@@ -370,7 +356,7 @@ std::optional<OutputFile::SignalCommit> OutputFile::signal_commit() const {
   bool fits = true;
   if (staging_ == Staging::anonymous) {
     recipe.directory = directory_.get();
-    fits = copy_with_nul(recipe.source, proc_fd_path(unnamed_.get())) && copy_with_nul(recipe.name, name_) &&
+    fits = copy_with_nul(recipe.source, proc_fd_path(kept_.get())) && copy_with_nul(recipe.name, name_) &&
            copy_with_nul(recipe.spare, temporary_name(name_));
   } else if (staging_ == Staging::named) {
     fits = copy_with_nul(recipe.from, temp_path_) && copy_with_nul(recipe.to, target_);

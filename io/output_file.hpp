@@ -3,13 +3,14 @@
 // an existing one is replaced by linking the file to a fresh temporary name beside it and renaming
 // that over it. Until then only the descriptor keeps the file, so a failed or interrupted run never
 // touches an existing output and leaves nothing behind, whatever ends it: SIGKILL and the OOM killer
-// included. (Between that link and that rename, microseconds, SIGKILL would leave the temporary name.)
+// included. (Between that link and that rename, microseconds, SIGKILL would leave the temporary name,
+// until the next run writing that output removes it.)
 //
 // Where the file system refuses O_TMPFILE (EOPNOTSUPP; EISDIR from a kernel before Linux 3.11), or
 // /proc, through which the file is linked, does not lead to it (not mounted, another PID namespace's),
 // the output is written to a named temporary file "<dir>/.<name>.rmgsort-XXXXXX" that commit()
-// renames into place: the destructor and the cleanup signal handlers unlink it, but SIGKILL leaves it
-// there. Every temporary name is fresh and random, and every name is created exclusively (O_EXCL, or
+// renames into place: the destructor and the cleanup signal handlers unlink it; what SIGKILL leaves
+// there, the next run writing that output removes (io/stale_temporaries.hpp). Every temporary name is fresh and random, and every name is created exclusively (O_EXCL, or
 // linkat, which fails on EEXIST): no file is opened through a name another user could have planted
 // (/tmp), and a name another process made meanwhile is never taken over.
 #pragma once
@@ -131,12 +132,13 @@ class OutputFile {
   Staging staging_ = Staging::in_place;
   std::string temp_path_;  // Staging::named
   UniqueFd fd_;  // written to; invalid for standard output (fd 1 is not ours to close)
-  // Staging::anonymous: the output's directory (O_PATH), what target_ is called there, and a second
-  // descriptor of the file that keeps it past finish_writing() until it is linked.
+  // Staging::anonymous: the output's directory (O_PATH) and what target_ is called there.
   UniqueFd directory_;
   std::string directory_path_;  // as split from target_ ("" for the working directory)
   std::string name_;
-  UniqueFd unnamed_;
+  // A second descriptor of a staged file, which keeps it and its lock (io/stale_temporaries.hpp) past
+  // finish_writing() until commit() names it: an anonymous file would be gone without it.
+  UniqueFd kept_;
   bool is_stdout_ = false;
   off_t stdout_start_size_ = -1;  // a regular standard output's size at create(); -1 otherwise
   off_t stdout_start_position_ = 0;

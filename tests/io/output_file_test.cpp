@@ -341,7 +341,7 @@ TEST_P(StagedOutput, MissingDirectoryNamesThePathAndTheDirectoryAndCreatesNothin
 // -o DIR/ names no file: said so, rather than "Is a directory" for a directory that does not exist
 // (an existing one is "is a directory", DirectoryIsRefused).
 TEST(OutputFile, APathEndingInASlashIsRefusedAsNamingADirectory) {
-  for (const std::string path : {std::string("/var/tmp/no-such-dir-of-rmgsort/"), std::string("no-such-dir/")}) {
+  for (const std::string& path : {std::string("/var/tmp/no-such-dir-of-rmgsort/"), std::string("no-such-dir/")}) {
     try {
       (void)OutputFile::create(path);
       ADD_FAILURE() << path << ": created";
