@@ -1,29 +1,127 @@
 #include "host/system_memory.hpp"
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <fstream>
-#include <string>
+#include <sstream>
+#include <thread>
+#include <vector>
 
 namespace rmgsort {
+namespace {
+
+// A limit file's value: a number of bytes, or nullopt for "max", a missing or unreadable file.
+std::optional<std::uint64_t> read_limit(const std::string& file) {
+  std::ifstream in(file);
+  std::string text;
+  if (!(in >> text) || text.empty() || text.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+  try {
+    return std::stoull(text);
+  } catch (const std::exception&) {
+    return std::nullopt;  // beyond 64 bits: no limit that matters
+  }
+}
+
+// The tightest FILE from group PATH of the hierarchy at ROOT up to ROOT itself. Groups the mount
+// does not show (a container seeing its own group as the root) are skipped on the way up.
+std::optional<std::uint64_t> tightest_on_the_way_up(const std::string& root, std::string path,
+                                                    const std::string& file) {
+  std::optional<std::uint64_t> tightest;
+  while (true) {
+    if (const auto limit = read_limit(root + path + (path.ends_with('/') ? "" : "/") + file))
+      tightest = std::min(tightest.value_or(*limit), *limit);
+    if (path.empty() || path == "/") return tightest;
+    const std::size_t slash = path.find_last_of('/');
+    path = slash == std::string::npos ? "/" : path.substr(0, slash == 0 ? 1 : slash);
+  }
+}
+
+// Whether the comma-separated CONTROLLERS of a /proc/self/cgroup line name `memory`.
+bool names_memory(std::string_view controllers) {
+  std::stringstream list{std::string(controllers)};
+  std::string controller;
+  while (std::getline(list, controller, ','))
+    if (controller == "memory") return true;
+  return false;
+}
+
+// A /proc/self/status field in kB, as bytes.
+std::optional<std::uint64_t> status_bytes(std::string_view field) {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (!line.starts_with(field) || line.size() <= field.size() || line[field.size()] != ':') continue;
+    std::istringstream value(line.substr(field.size() + 1));
+    std::uint64_t kilobytes = 0;
+    if (value >> kilobytes) return kilobytes * 1024;
+  }
+  return std::nullopt;
+}
+
+// RESOURCE's soft limit less USED (what the process holds of it now); nullopt when unlimited.
+std::optional<std::uint64_t> room_under(int resource, std::optional<std::uint64_t> used) {
+  rlimit limit{};
+  if (getrlimit(resource, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return std::nullopt;
+  const std::uint64_t in_use = used.value_or(0);
+  return limit.rlim_cur > in_use ? limit.rlim_cur - in_use : 0;
+}
+
+}  // namespace
+
+std::optional<std::uint64_t> cgroup_memory_limit(std::string_view proc_self_cgroup, const std::string& mount) {
+  std::optional<std::uint64_t> tightest;
+  const auto tighten = [&](std::optional<std::uint64_t> limit) {
+    if (limit) tightest = std::min(tightest.value_or(*limit), *limit);
+  };
+  std::istringstream lines{std::string(proc_self_cgroup)};
+  std::string line;
+  while (std::getline(lines, line)) {
+    // hierarchy-ID:controller-list:cgroup-path
+    const std::size_t first = line.find(':');
+    const std::size_t second = first == std::string::npos ? first : line.find(':', first + 1);
+    if (second == std::string::npos) continue;
+    const std::string_view controllers = std::string_view(line).substr(first + 1, second - first - 1);
+    const std::string path = line.substr(second + 1);
+    if (line.starts_with("0::")) {
+      // v2 alone is mounted at MOUNT itself (it has cgroup.controllers there); beside v1, at unified/.
+      const bool v2_alone = std::ifstream(mount + "/cgroup.controllers").good();
+      tighten(tightest_on_the_way_up(v2_alone ? mount : mount + "/unified", path, "memory.max"));
+    } else if (names_memory(controllers)) {
+      tighten(tightest_on_the_way_up(mount + "/memory", path, "memory.limit_in_bytes"));
+    }
+  }
+  return tightest;
+}
 
 std::uint64_t physical_memory_bytes() {
   const long pages = sysconf(_SC_PHYS_PAGES);
   const long page_size = sysconf(_SC_PAGESIZE);
   std::uint64_t bytes = (pages > 0 && page_size > 0) ? std::uint64_t(pages) * std::uint64_t(page_size) : 0;
-  std::ifstream cgroup_limit("/sys/fs/cgroup/memory.max");
-  std::string limit;
-  if (cgroup_limit >> limit && limit != "max") {
-    try {
-      bytes = std::min<std::uint64_t>(bytes, std::stoull(limit));
-    } catch (const std::exception&) {
-      // An unreadable limit leaves the physical size in force.
-    }
-  }
+  std::ifstream own_groups("/proc/self/cgroup");
+  const std::string groups((std::istreambuf_iterator<char>(own_groups)), std::istreambuf_iterator<char>());
+  if (const auto limit = cgroup_memory_limit(groups, "/sys/fs/cgroup")) bytes = std::min(bytes, *limit);
   return bytes;
 }
 
-std::uint64_t default_host_memory_bytes() { return physical_memory_bytes() / 4 * 3; }
+std::optional<std::uint64_t> address_space_room() {
+  const std::optional<std::uint64_t> address_space = room_under(RLIMIT_AS, status_bytes("VmSize"));
+  const std::optional<std::uint64_t> data = room_under(RLIMIT_DATA, status_bytes("VmData"));
+  if (!address_space && !data) return std::nullopt;
+  std::uint64_t room = std::min(address_space.value_or(data.value_or(0)), data.value_or(address_space.value_or(0)));
+  // Every worker thread maps a stack of RLIMIT_STACK's size (glibc's default for new threads).
+  rlimit stack{};
+  const std::uint64_t stack_bytes =
+      getrlimit(RLIMIT_STACK, &stack) == 0 && stack.rlim_cur != RLIM_INFINITY ? stack.rlim_cur : 8ull << 20;
+  const std::uint64_t stacks = std::uint64_t(std::max(1u, std::thread::hardware_concurrency())) * stack_bytes;
+  return room > stacks ? room - stacks : 0;
+}
+
+std::uint64_t default_host_memory_bytes() {
+  std::uint64_t bytes = physical_memory_bytes() / 4 * 3;
+  if (const auto room = address_space_room()) bytes = std::min(bytes, *room / 4 * 3);
+  return bytes;
+}
 
 }  // namespace rmgsort

@@ -3,8 +3,8 @@
 # (not a death by SIGXFSZ that leaves a temporary file), a SIGHUP or SIGINT ignored by whoever started
 # the run (nohup, `cmd &` in a script) stays ignored while SIGTERM still ends it, every terminating
 # signal (SIGQUIT, SIGALRM, SIGUSR1, ...) removes the temporary output and cuts a regular standard
-# output back to what it held, memory denied by `ulimit -v` comes with a hint, and an empty option
-# value is refused instead of meaning the default.
+# output back to what it held, memory denied by `ulimit -v` comes with a hint (and the default
+# --host-memory keeps within it), and an empty option value is refused instead of meaning the default.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 require_python
 
@@ -303,6 +303,31 @@ expect_stderr "cannot allocate" \
 [[ "$(cat "$dir/out.u64")" == "OLD OUTPUT" ]] || fail "the old output changed"
 expect_no_temp "$dir"
 rm -f "$dir/sparse.u64"
+end
+
+# Without --host-memory the default keeps within the address space `ulimit -v` leaves (as GNU sort's
+# buffer does): 384 MiB of keys under a 600 MB limit, more than the limit leaves for them, go through
+# spill files instead of failing to allocate.
+begin "sort under ulimit -v with the default --host-memory: within the limit, spilled, sorted"
+"$RMGSORT" generate -o "$dir/k.u64" -t u64 --size 384M --seed 33 || fail "generate failed"
+run bash -c 'ulimit -v 600000 && exec "$@"' limited-memory \
+  "$RMGSORT" sort "$dir/k.u64" -o "$dir/k.sorted" -t u64 --gpus none --threads 2 --stats "$dir/k.json" -T "$dir"
+expect_rc 0
+expect_stderr_empty
+# The same keys sorted in memory (no limit): the same bytes; and check's multiset against the input.
+"$RMGSORT" sort "$dir/k.u64" -o "$dir/k.ref" -t u64 --gpus none --host-memory 2G || fail "the in-memory sort failed"
+expect_same "$dir/k.sorted" "$dir/k.ref"
+rmg check "$dir/k.sorted" -t u64 --input "$dir/k.u64"
+expect_rc 0
+python3 - "$dir/k.json" <<'PY' || fail "--stats: the default --host-memory does not keep within ulimit -v"
+import json, sys
+stats = json.load(open(sys.argv[1]))
+limit = stats["host_memory_limit_bytes"]
+assert 0 < limit < 600000 * 1024 * 3 // 4, limit
+assert stats["spilled"] is True, stats["spilled"]
+PY
+expect_no_temp "$dir"
+rm -f "$dir/k.u64" "$dir/k.sorted" "$dir/k.ref"
 end
 
 summary
