@@ -17,6 +17,7 @@
 #include "app/error_message.hpp"
 #include "app/option_values.hpp"
 #include "app/version.hpp"
+#include "report/progress.hpp"
 #include "report/size_parse.hpp"
 #include "host/system_memory.hpp"
 #include "io/cleanup.hpp"
@@ -254,6 +255,11 @@ void convert_record_options(Options& options, const RawOptions& raw, const CLI::
     options.host_memory = parse_size_or_percent(raw.host_memory, "--host-memory", physical_memory_bytes());
 }
 
+// Whether MODE gives JSON progress for a run writing OUTPUT and INDEX_OUTPUT ("-": standard output).
+bool json_progress_in_effect(ProgressMode mode, const std::string& output, const std::string& index_output) {
+  return progress_mode_beside_keys(mode, output == "-" || index_output == "-") == ProgressMode::json;
+}
+
 // Runs `body` with oneTBB limited to `threads` (0: no limit).
 template <class F>
 int with_threads(unsigned threads, F&& body) {
@@ -310,11 +316,14 @@ int dispatch(int argc, char** argv, std::string& command) {
     sort.type = sort.layout.key_type;
     if (!raw.gpu_memory.empty()) sort.gpu_memory = parse_size(raw.gpu_memory, "--gpu-memory");
     if (sort.output_parts && !sort.distributed) throw Error("--output-parts: only with --distributed");
+    // (--distributed shows no progress: P ranks would interleave their lines.)
+    announce_json_progress(!sort.distributed && json_progress_in_effect(sort.progress, sort.output, sort.index_output));
     return with_threads(sort.threads, [&] { return sort.distributed ? run_distributed_sort(sort) : run_sort(sort); });
   }
   if (app.got_subcommand("merge")) {
     convert_record_options(merge, raw, *app.get_subcommand("merge"));
     if (!raw.gpu_memory.empty()) merge.gpu_memory = parse_size(raw.gpu_memory, "--gpu-memory");
+    announce_json_progress(json_progress_in_effect(merge.progress, merge.output, merge.index_output));
     return with_threads(merge.threads, [&] { return run_merge(merge); });
   }
   if (app.got_subcommand("generate")) {
@@ -326,6 +335,7 @@ int dispatch(int argc, char** argv, std::string& command) {
     if (!raw.count.empty()) generate.count = parse_count(raw.count, "--count");
     if (!raw.size.empty()) generate.size = parse_size(raw.size, "--size", /*allow_zero=*/true);
     if (!generate.count && !generate.size) throw Error("generate: one of --count or --size is required");
+    announce_json_progress(json_progress_in_effect(generate.progress, generate.output, ""));
     return with_threads(generate.threads, [&] { return run_generate(generate); });
   }
   const CLI::App& check_command = *app.get_subcommand("check");
@@ -339,6 +349,7 @@ int dispatch(int argc, char** argv, std::string& command) {
   if (!raw.key_offset.empty()) check.key_offset = byte_count_option(raw.key_offset, "--key-offset");
   check.record_options_given = !raw.record_size.empty() || !raw.key_offset.empty();
   check.progress = progress_option(raw.progress);
+  announce_json_progress(check.progress == ProgressMode::json);  // (check writes no keys)
   return with_threads(check.threads, [&] { return run_check(check); });
 }
 
@@ -354,7 +365,7 @@ int run_command_line(int argc, char** argv) {
   } catch (const std::exception& e) {
     // Everything is unwound by now: no temporary is left, nothing was committed.
     if (ends_by_sigpipe(e)) die_of_sigpipe();
-    std::fprintf(stderr, "rmgsort: %s\n", error_message(e, command).c_str());
+    print_failure(error_message(e, command), kExitError);
   }
   return kExitError;
 }

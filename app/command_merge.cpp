@@ -220,7 +220,7 @@ int merge_and_commit(const MergeOptions& options, const Stopwatch& wall, StatsOu
     const std::string message = (output ? output->display_name() : index->display_name()) + ": --verify failed: " +
                                 report.outcome.verify_failure + "; " +
                                 uncommitted_outputs(output, index);
-    std::fprintf(stderr, "rmgsort: %s\n", message.c_str());
+    print_failure(message, kExitCheckFailed);
     report.end = RunEnd{kExitCheckFailed, message};
     report.wall_seconds = wall.seconds();
     write_failure_stats(stats, options, report);
@@ -262,7 +262,7 @@ int run_merge(const MergeOptions& options) {
     // Exit code 1, as check's: the inputs are readable, but one is not what merge takes.
     const std::string message =
         std::string(e.what()) + "; merge takes inputs that are each sorted, and " + report.uncommitted;
-    std::fprintf(stderr, "rmgsort: %s\n", message.c_str());
+    print_failure(message, kExitCheckFailed);
     report.end = RunEnd{kExitCheckFailed, message};
     report.wall_seconds = wall.seconds();
     write_failure_stats(stats, options, report);

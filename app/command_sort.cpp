@@ -210,7 +210,7 @@ int sort_and_commit(const SortOptions& options, const Validated& validated, cons
     const std::string message = (output ? output->display_name() : index->display_name()) + ": --verify failed: " +
                                 report.outcome->verify_failure + "; " +
                                 uncommitted_outputs(output, index);
-    std::fprintf(stderr, "rmgsort: %s\n", message.c_str());
+    print_failure(message, kExitCheckFailed);
     report.end = RunEnd{kExitCheckFailed, message};
     report.wall_seconds = wall.seconds();
     write_failure_stats(stats, options, plan, report);

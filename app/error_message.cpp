@@ -3,12 +3,14 @@
 #include <sys/resource.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <new>
 
 #include "app/commands.hpp"
 #include "core/error.hpp"
 #include "io/cleanup.hpp"
 #include "io/output_file.hpp"
+#include "report/progress.hpp"
 
 namespace rmgsort {
 namespace {
@@ -57,6 +59,12 @@ std::string uncommitted_outputs(const std::optional<OutputFile>& output, const s
       streamed += (streamed.empty() ? "" : " and ") + (*file)->display_name();
   if (streamed.empty()) return "nothing was committed";
   return "what was already written to " + streamed + " cannot be taken back: discard it";
+}
+
+void print_failure(const std::string& message, int exit_status) {
+  const std::string json = json_progress_failure(message, exit_status);
+  if (!json.empty()) std::fprintf(stderr, "%s\n", json.c_str());
+  std::fprintf(stderr, "rmgsort: %s\n", message.c_str());
 }
 
 }  // namespace rmgsort

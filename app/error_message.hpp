@@ -25,6 +25,11 @@ namespace rmgsort {
 // kExitError (2). What --stats records.
 [[nodiscard]] int exit_status_of(const std::exception& error);
 
+// Writes the line that ends a failed run on standard error, "rmgsort: MESSAGE", preceded under
+// --progress json by the failure's object (report/progress.hpp's json_progress_failure) with
+// EXIT_STATUS.
+void print_failure(const std::string& message, int exit_status);
+
 class OutputFile;
 
 // How the message of a run that failed after creating its outputs (-o and --index-output; empty

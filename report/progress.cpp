@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 
 namespace rmgsort {
 namespace {
@@ -26,7 +27,23 @@ std::size_t line_columns(int fd) {
   return kMaxColumns;
 }
 
+// announce_json_progress(): whether, and since when (steady clock ticks).
+std::atomic<bool> g_json_progress{false};
+std::atomic<std::chrono::steady_clock::rep> g_json_progress_since{0};
+
 }  // namespace
+
+void announce_json_progress(bool on) {
+  g_json_progress_since.store(std::chrono::steady_clock::now().time_since_epoch().count(), std::memory_order_relaxed);
+  g_json_progress.store(on, std::memory_order_release);
+}
+
+std::string json_progress_failure(const std::string& message, int exit_status) {
+  if (!g_json_progress.load(std::memory_order_acquire)) return {};
+  const std::chrono::steady_clock::duration since{g_json_progress_since.load(std::memory_order_relaxed)};
+  const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now().time_since_epoch() - since;
+  return failure_json_line(message, exit_status, elapsed.count());
+}
 
 ProgressMode progress_mode_beside_keys(ProgressMode mode, bool keys_on_stdout) {
   struct stat out {}, err {};

@@ -60,6 +60,15 @@ class ProgressThrottle {
   std::chrono::steady_clock::duration interval_;
 };
 
+// A failed run under --progress json ends its objects with failure_json_line() before the error's
+// line, so that a program reading them learns how the run ended (a run that succeeds ends with its
+// summary's). The command line announces the mode in effect (progress_mode_beside_keys) as soon as
+// the options are parsed, so that errors found before any Progress end so too. The run's time counts
+// from the announcement.
+void announce_json_progress(bool on);
+// The failure's object for MESSAGE with EXIT_STATUS when JSON progress was announced, else "".
+[[nodiscard]] std::string json_progress_failure(const std::string& message, int exit_status);
+
 class Progress {
  public:
   // On standard error, by the steady clock, updated by a thread of its own.

@@ -152,4 +152,13 @@ std::string summary_json_line(const ProgressSummary& summary) {
   return json_line(object);
 }
 
+std::string failure_json_line(const std::string& message, int exit_status, double seconds) {
+  Json object;
+  object["phase"] = "failed";
+  object["description"] = message;
+  object["exit_status"] = exit_status;
+  object["elapsed_seconds"] = milliseconds_rounded(seconds);
+  return json_line(object);
+}
+
 }  // namespace rmgsort

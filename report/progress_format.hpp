@@ -67,6 +67,11 @@ struct ProgressSummary {
 // measured.
 [[nodiscard]] std::string summary_json_line(const ProgressSummary& summary);
 
+// {"phase":"failed","description":..,"exit_status":..,"elapsed_seconds":..}: how a run under
+// --progress json ended when it failed; the description is MESSAGE, the error's line after
+// "rmgsort: ".
+[[nodiscard]] std::string failure_json_line(const std::string& message, int exit_status, double seconds);
+
 // "42s", "3m05s", "1h02m".
 [[nodiscard]] std::string format_duration(double seconds);
 

@@ -10,7 +10,10 @@ tests (the terminal's redrawn line is keys.py progress's).
   progress_log.py json FILE [WANT...]   every line is one JSON object (json.loads, the text UTF-8):
                                         a phase's, with exactly its members, of their types, in
                                         order; or, last and only there, the summary's, "phase":
-                                        "done". elapsed_seconds never decreases.
+                                        "done", or a failed run's, "phase": "failed", followed by
+                                        the error's line, "rmgsort: " and that object's
+                                        description (the one line that is no JSON).
+                                        elapsed_seconds never decreases.
 
   WANT (lines)  phase:TEXT  a line of phase TEXT (its whole name)     done:TEXT  that phase's last line
                 running:TEXT=N  N lines of phase TEXT while it ran (not its last)
@@ -23,6 +26,7 @@ tests (the terminal's redrawn line is keys.py progress's).
                 total-unknown:KIND  an object of that kind with bytes_total null
                 NAME=VALUE  the summary's member (bytes=800024, engine=cpu)
                 no-summary  there is none                               objects=N  N objects in all
+                failed=N  the run failed with exit status N              no-failure  it did not
 """
 import json
 import re
@@ -37,6 +41,7 @@ LINE = re.compile(r"rmgsort: (?P<phase>.+?)(?P<rounds> \[(?P<rounds_done>\d+)/(?
 PHASE_MEMBERS = ["phase", "description", "finished", "bytes_done", "bytes_total", "bytes_per_second", "eta_seconds",
                  "phase_seconds", "elapsed_seconds", "rounds_done", "rounds_total"]
 SUMMARY_MEMBERS = ["phase", "description", "bytes", "elapsed_seconds", "bytes_per_second", "engine"]
+FAILURE_MEMBERS = ["phase", "description", "exit_status", "elapsed_seconds"]
 
 
 def read_lines(path):
@@ -135,18 +140,27 @@ def check_json(path, wants):
     lines, why = read_lines(path)
     if why:
         return why
+    error_line = lines.pop() if lines and lines[-1].startswith("rmgsort: ") else None
     objects = []
     for line in lines:
         try:
             objects.append(json.loads(line))
         except ValueError as e:
             return f"a line that is not JSON ({e}): {line!r}"
-    summary = None
+    summary = failure = None
     elapsed = 0.0
     for i, o in enumerate(objects):
         if not isinstance(o, dict):
             return f"not an object: {o!r}"
-        if o.get("phase") == "done":
+        if o.get("phase") == "failed":
+            if i != len(objects) - 1:
+                return f"a failed object before the last: {o!r}"
+            if list(o) != FAILURE_MEMBERS or not isinstance(o["exit_status"], int) or o["exit_status"] not in (1, 2):
+                return f"not a failure object: {o!r}"
+            if error_line != "rmgsort: " + o["description"]:
+                return f"the failure object {o!r} is not followed by its error line but by {error_line!r}"
+            failure = o
+        elif o.get("phase") == "done":
             if i != len(objects) - 1:
                 return f"a done object before the last: {o!r}"
             if list(o) != SUMMARY_MEMBERS or o["engine"] not in ("cpu", "gpu") or not isinstance(o["bytes"], int):
@@ -157,7 +171,9 @@ def check_json(path, wants):
         if o["elapsed_seconds"] + 0.002 < elapsed:
             return f"elapsed_seconds went back from {elapsed}: {o!r}"
         elapsed = o["elapsed_seconds"]
-    phases = [o for o in objects if o is not summary]
+    if error_line is not None and failure is None:
+        return f"an error line without a failure object before it: {error_line!r}"
+    phases = [o for o in objects if o is not summary and o is not failure]
     for want in wants:
         kind, _, arg = want.partition(":")
         if kind == "phase":
@@ -172,6 +188,10 @@ def check_json(path, wants):
             ok = any(o["rounds_total"] is not None for o in phases)
         elif want == "no-summary":
             ok = summary is None
+        elif want.startswith("failed="):
+            ok = failure is not None and failure["exit_status"] == int(want[7:])
+        elif want == "no-failure":
+            ok = failure is None
         elif want.startswith("objects="):
             ok = len(objects) == int(want[8:])
         elif "=" in want:

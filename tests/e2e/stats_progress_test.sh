@@ -489,6 +489,35 @@ PY
 rm -f "$name"
 end
 
+begin "--progress json, a failed run (-o /dev/full): the phases that ended, then the failure's object and line"
+rmg sort "$S/in.u64" -o /dev/full -t u64 --gpus none --progress json
+expect_rc 2
+expect_progress_log json done:reading done:sorting no-summary failed=2
+expect_stderr "rmgsort: /dev/full: write failed: No space left on device"
+end
+
+begin "--progress json, an error before any phase (no output directory): the failure's object alone"
+rmg sort "$S/in.u64" -o "$S/no-such-dir/out" -t u64 --progress json
+expect_rc 2
+expect_progress_log json failed=2 objects=1
+rmg sort "$S/in.u64" -o "$S/no-such-dir/out" -t u64 --progress lines
+expect_rc 2
+[[ $(wc -l <"$WORK/stderr") == 1 && $(head -c 1 "$WORK/stderr") == r ]] || fail "--progress lines wrote more than the error"
+end
+
+begin "merge --progress json, an input out of order (exit 1): the failure's object says 1"
+rmg merge "$S/sorted.u64" "$S/in.u64" -t u64 -o "$S/merged" --progress json
+expect_rc 1
+expect_progress_log json no-summary failed=1
+expect_no_file "$S/merged"
+end
+
+begin "--progress json beside the keys (-o - 2>&1): a failure writes its line only"
+run bash -c '"$@" 2>&1' json-beside "$RMGSORT" sort "$S/no-such-input" -t u64 -o - --progress json
+expect_rc 2
+[[ $(cat "$WORK/stdout") == "rmgsort: $S/no-such-input: "* ]] || fail "not only the error line: $(head -c 300 "$WORK/stdout")"
+end
+
 begin "check --progress lines --original: checking, checksumming, the summary of both files' bytes"
 rmg check "$S/sorted.u64" -t u64 --original "$S/in.u64" --progress lines
 expect_rc 0
@@ -502,7 +531,7 @@ begin "check --progress json, FILE disordered (exit 1): each line parses, the do
 rmg check "$S/in.u64" -t u64 --progress json
 expect_rc 1
 expect_stdout "FAIL $S/in.u64"
-expect_progress_log json done:checking bytes=800024 engine=cpu objects=2
+expect_progress_log json done:checking bytes=800024 engine=cpu objects=2 no-failure
 end
 
 begin "check --progress lines, FILE a slow pipe: its bytes and rate, no total"

@@ -172,6 +172,32 @@ TEST(ProgressSummaryTest, NamesTheGpusAndLeavesTheRateOutWhenNoTimeWasMeasured) 
             "rmgsort: sorted 1.00 MiB in 3m05s (5.53 KiB/s) on the CPU");
 }
 
+// A failed run under --progress json ends with this object (before the error's line): the message
+// whole, whatever bytes it holds, on one line.
+TEST(ProgressFailureTest, OneObjectWithTheMessageTheExitStatusAndTheTime) {
+  EXPECT_EQ(failure_json_line("out: write failed: No space left on device", 2, 1.23456),
+            R"({"phase":"failed","description":"out: write failed: No space left on device","exit_status":2,)"
+            R"("elapsed_seconds":1.235})");
+  // A newline in a name stays escaped; a byte that is no UTF-8 is \udcXX, as --stats writes it.
+  EXPECT_EQ(failure_json_line("in\n\"x\"\xff: cannot open", 1, 0),
+            R"({"phase":"failed","description":"in\n\"x\"\udcff: cannot open","exit_status":1,"elapsed_seconds":0.0})");
+}
+
+// Only an announced JSON progress ends a failure with the object; the time counts from the
+// announcement.
+TEST(ProgressFailureTest, OnlyWhenAnnounced) {
+  announce_json_progress(false);
+  EXPECT_EQ(json_progress_failure("in: cannot open", 2), "");
+  announce_json_progress(true);
+  const Json object = Json::parse(json_progress_failure("in: cannot open", 2));
+  EXPECT_EQ(object["phase"], "failed");
+  EXPECT_EQ(object["exit_status"], 2);
+  EXPECT_GE(object["elapsed_seconds"].get<double>(), 0.0);
+  EXPECT_LT(object["elapsed_seconds"].get<double>(), 60.0);
+  announce_json_progress(false);
+  EXPECT_EQ(json_progress_failure("in: cannot open", 2), "");
+}
+
 TEST_F(ProgressLogTest, JsonWritesOneObjectALineEachParsingAndEndsWithDone) {
   {
     Progress progress = make(ProgressMode::json);
