@@ -49,13 +49,17 @@ UniqueFd open_for_lock(int directory, const char* entry) {
 
 // Removes ENTRY of DIRECTORY if it is a stale temporary file: see the top of the header.
 bool remove_if_stale(int directory, const char* entry) {
+  // Looked at before it is opened: another user's file, a link or a FIFO is not even opened.
+  struct stat named {};
+  if (fstatat(directory, entry, &named, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(named.st_mode) ||
+      named.st_uid != geteuid())
+    return false;
   const UniqueFd fd = open_for_lock(directory, entry);
   struct stat opened {};
   if (!fd.valid() || fstat(fd.get(), &opened) != 0 || !S_ISREG(opened.st_mode) || opened.st_uid != geteuid())
     return false;
   if (flock(fd.get(), LOCK_EX | LOCK_NB) != 0) return false;  // a live run's, or no locks here
   // Still the file locked (nothing renamed another over the name since it was opened).
-  struct stat named {};
   if (fstatat(directory, entry, &named, AT_SYMLINK_NOFOLLOW) != 0 || named.st_dev != opened.st_dev ||
       named.st_ino != opened.st_ino)
     return false;
