@@ -186,7 +186,7 @@ bool OutputFile::stage_anonymous(const std::string& directory, const std::string
   }
   if (!proc_fd_reaches(file.get())) return false;
   // Held until the file is closed: the temporary name commit() may give it is this run's, not stale.
-  (void)lock_as_live(file.get());
+  lock_as_live(file.get());
   UniqueFd kept(fcntl(file.get(), F_DUPFD_CLOEXEC, 0));
   if (!kept.valid()) throw_errno(path_, "cannot create output file");
   staging_ = Staging::anonymous;
@@ -206,8 +206,9 @@ void OutputFile::stage_named(const std::string& directory, const std::string& na
     const int fd = open(temp_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd < 0 && errno == EEXIST) continue;
     if (fd < 0) throw_cannot_create(directory);
-    if (!lock_as_live(fd)) {
-      // Another run found the name between the create and the lock, took it for stale and removes it.
+    if (!lock_as_live(fd, AT_FDCWD, temp_path.c_str())) {
+      // Another run found the name between the create and the lock and took it for stale: the name
+      // is gone or going with it.
       close(fd);
       continue;
     }

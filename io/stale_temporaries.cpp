@@ -11,6 +11,8 @@
 #include <cerrno>
 #include <climits>
 #include <ctime>
+#include <mutex>
+#include <utility>
 
 #include "io/unique_fd.hpp"
 
@@ -37,6 +39,15 @@ std::string random_suffix() {
   return suffix;
 }
 
+// keep_inputs(): the device and inode of each regular file the run reads.
+std::mutex g_kept_mutex;
+std::vector<std::pair<dev_t, ino_t>> g_kept;
+
+bool is_kept(const struct stat& st) {
+  std::lock_guard lock(g_kept_mutex);
+  return std::find(g_kept.begin(), g_kept.end(), std::pair{st.st_dev, st.st_ino}) != g_kept.end();
+}
+
 // Opens the file ENTRY names in DIRECTORY for its lock, without following a link, blocking on a FIFO
 // or taking a terminal. Writable first: NFS emulates flock() by byte-range locks, whose exclusive
 // kind needs a descriptor open for writing.
@@ -52,7 +63,7 @@ bool remove_if_stale(int directory, const char* entry) {
   // Looked at before it is opened: another user's file, a link or a FIFO is not even opened.
   struct stat named {};
   if (fstatat(directory, entry, &named, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(named.st_mode) ||
-      named.st_uid != geteuid())
+      named.st_uid != geteuid() || is_kept(named))
     return false;
   const UniqueFd fd = open_for_lock(directory, entry);
   struct stat opened {};
@@ -82,9 +93,23 @@ bool is_temporary_name(std::string_view entry, std::string_view prefix) {
   return std::all_of(suffix.begin(), suffix.end(), [](char c) { return kAlphabet.find(c) != std::string_view::npos; });
 }
 
-bool lock_as_live(int fd) {
-  if (flock(fd, LOCK_EX | LOCK_NB) == 0) return true;
-  return errno != EWOULDBLOCK;  // no locks on this file system: nothing is removed by a lock here either
+bool lock_as_live(int fd, int directory, const char* name) {
+  if (flock(fd, LOCK_EX | LOCK_NB) != 0) return errno != EWOULDBLOCK;  // no locks here: nothing is removed either
+  // A remover that opened the file first locked it, unlinked it and let go: the lock came only then.
+  struct stat opened {}, named {};
+  return fstat(fd, &opened) == 0 && fstatat(directory, name, &named, AT_SYMLINK_NOFOLLOW) == 0 &&
+         opened.st_dev == named.st_dev && opened.st_ino == named.st_ino;
+}
+
+void lock_as_live(int fd) { (void)flock(fd, LOCK_EX | LOCK_NB); }
+
+void keep_inputs(const std::vector<std::string>& inputs) {
+  std::lock_guard lock(g_kept_mutex);
+  for (const std::string& input : inputs) {
+    struct stat st {};
+    if ((input == "-" ? fstat(STDIN_FILENO, &st) : stat(input.c_str(), &st)) == 0 && S_ISREG(st.st_mode))
+      g_kept.emplace_back(st.st_dev, st.st_ino);
+  }
 }
 
 std::size_t remove_stale_temporaries(const std::string& directory, const std::string& name) {

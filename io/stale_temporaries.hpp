@@ -11,13 +11,15 @@
 // created (a remover opened it first) leaves it to that remover and draws another name.
 //
 // Only names of exactly that pattern, regular files of the effective user, whose lock was free and
-// which still name the file locked when they are unlinked, are removed. Where the file system has no
-// locks (flock() fails otherwise than on a lock held), nothing is removed and staging goes on.
+// which still name the file locked when they are unlinked, are removed; never a file the run reads
+// (keep_inputs(): a user may sort what a killed run left, by its temporary name). Where the file
+// system has no locks (flock() fails otherwise than on a lock held), nothing is removed.
 #pragma once
 
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace rmgsort {
 
@@ -29,8 +31,16 @@ namespace rmgsort {
 // Whether ENTRY is a temporary name with PREFIX (what temporary_name draws, and only that).
 [[nodiscard]] bool is_temporary_name(std::string_view entry, std::string_view prefix);
 
-// Marks FD's file as this process's: false only when another process holds the file's lock.
-[[nodiscard]] bool lock_as_live(int fd);
+// Marks FD's file, created by the name NAME in DIRECTORY (an open descriptor, or AT_FDCWD for a path
+// NAME), as this process's: false when another process holds the lock, or has removed the name
+// meanwhile (a remover unlinks before it lets go of the lock): then the file is not this run's to use.
+[[nodiscard]] bool lock_as_live(int fd, int directory, const char* name);
+// The same for a file with no name yet (O_TMPFILE): nothing can have taken it.
+void lock_as_live(int fd);
+
+// The files INPUTS name ("-": standard input), by device and inode, are never removed as stale by
+// this process. Called by every command before it creates an output.
+void keep_inputs(const std::vector<std::string>& inputs);
 
 // Removes the temporary names of output NAME in DIRECTORY ("" for the working directory) that no
 // process locks; returns how many. Throws only std::bad_alloc: a directory it cannot read, a name it may not open

@@ -105,6 +105,29 @@ expect_rc 0
 expect_sorted_like u32 "$IN/u32.bin" "$WORK/replaced.out"
 end
 
+echo "== what a killed run left, and what only looks like it"
+# Before staging OUT, a run removes the .OUT.rmgsort-XXXXXX files no live run holds (what SIGKILL
+# leaves); never an input of the run by such a name, sorted or merged to OUT.
+begin "an unlocked .OUT.rmgsort-XXXXXX of the user's goes; one named as the input stays, sort and merge"
+dir=$WORK/stale
+mkdir -p "$dir"
+cp "$IN/u32.bin" "$dir/.out.rmgsort-Left01"
+rmg sort "$IN/u32.bin" -o "$dir/out" -t u32
+expect_rc 0
+expect_no_file "$dir/.out.rmgsort-Left01"
+cp "$IN/u32.bin" "$dir/.out.rmgsort-Input1"
+rmg sort "$dir/.out.rmgsort-Input1" -o "$dir/out" -t u32
+expect_rc 0
+expect_same "$dir/.out.rmgsort-Input1" "$IN/u32.bin"
+expect_sorted_like u32 "$IN/u32.bin" "$dir/out"
+"$RMGSORT" sort "$IN/u32.bin" -o "$dir/sorted" -t u32 || fail "sort failed"
+cp "$dir/sorted" "$dir/.m.rmgsort-Input2"
+rmg merge "$dir/sorted" "$dir/.m.rmgsort-Input2" -o "$dir/m" -t u32
+expect_rc 0
+expect_same "$dir/.m.rmgsort-Input2" "$dir/sorted"
+[[ $(stat -c %s "$dir/m") == $((2 * $(stat -c %s "$dir/sorted"))) ]] || fail "the merge lost records"
+end
+
 echo "== --verify"
 begin "--verify on a good run: exit 0, output sorted"
 rmg sort "$IN/u32.bin" -o "$WORK/verified.out" -t u32 --verify

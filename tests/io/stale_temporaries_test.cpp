@@ -190,10 +190,36 @@ TEST(StaleTemporaries, TheFirstLockWins) {
   const UniqueFd first(open(dir.file(name).c_str(), O_WRONLY | O_CLOEXEC));
   const UniqueFd second(open(dir.file(name).c_str(), O_RDONLY | O_CLOEXEC));
   ASSERT_TRUE(first.valid() && second.valid());
-  EXPECT_TRUE(lock_as_live(first.get()));
-  EXPECT_FALSE(lock_as_live(second.get()));
+  EXPECT_TRUE(lock_as_live(first.get(), AT_FDCWD, dir.file(name).c_str()));
+  EXPECT_FALSE(lock_as_live(second.get(), AT_FDCWD, dir.file(name).c_str()));
   EXPECT_EQ(remove_stale_temporaries(dir.path() + "/", "out"), 0u);
   EXPECT_EQ(test::sorted_entries(dir.path()), std::vector<std::string>{name});
+}
+
+// A remover that finds a file between its creation and its lock removes it and lets go of its lock:
+// the creator then gets the lock, but learns the name is gone, and does not use the file.
+TEST(StaleTemporaries, ALockTakenAfterARemoverIsRefused) {
+  test::TempDir dir(test::disk_directory());
+  const std::string name = temporary_name("out");
+  const UniqueFd created(open(dir.file(name).c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666));
+  ASSERT_TRUE(created.valid());
+  EXPECT_EQ(remove_stale_temporaries(dir.path() + "/", "out"), 1u);
+  EXPECT_FALSE(lock_as_live(created.get(), AT_FDCWD, dir.file(name).c_str()));
+  // A file put under the name meanwhile is not the one locked either.
+  test::write_plain_file(dir.file(name), test::pattern_bytes(10, 1));
+  EXPECT_FALSE(lock_as_live(created.get(), AT_FDCWD, dir.file(name).c_str()));
+}
+
+// A file the run reads is never removed, whatever its name: a user may sort what a killed run left.
+TEST(StaleTemporaries, TheRunsInputsAreKept) {
+  test::TempDir dir(test::disk_directory());
+  const std::string name = temporary_name("kept");
+  test::write_plain_file(dir.file(name), test::pattern_bytes(800, 1));
+  keep_inputs({dir.file("missing"), dir.file(name)});
+  EXPECT_EQ(remove_stale_temporaries(dir.path() + "/", "kept"), 0u);
+  OutputFile output = OutputFile::create(dir.file("kept"));
+  EXPECT_EQ(test::sorted_entries(dir.path()), std::vector<std::string>{name});
+  EXPECT_TRUE(test::read_plain_file(dir.file(name)) == test::pattern_bytes(800, 1));
 }
 
 // Only regular files of the effective user by exactly the pattern go: not other names, a link by
