@@ -179,7 +179,7 @@ void merge_method(const MergeOptions& options, Outputs& outputs, MergeReport& re
   const std::uint64_t records = files.records.value_or(0);  // every .npy input's length is in its header
   const NpyOutputHeads heads = write_npy_output_headers(formats, records, run);
   const MergeJob job{files.layout,          std::move(files.inputs), options.temp_dir, report.host_memory_limit, 0,
-                     std::size_t(report.threads), run};
+                     std::size_t(report.threads), run, 0, host_memory_name(options.host_memory)};
   merge_inputs(job, report.outcome);
   report.merged = true;
   if (formats.rewritten(options.unique) && report.outcome.verify_failure.empty())

@@ -118,7 +118,7 @@ PlanRequest plan_request(const SortOptions& options, const Validated& validated,
                          std::vector<int>& gpus_selected) {
   const GpuChoice choice{validated.gpu_spec, validated.listed, options.gpu_memory, active_threads()};
   return PlanRequest{layout, !options.index_output.empty(), validated.input_name, validated.host_memory,
-                     choose_gpu_engine(choice, gpus_selected)};
+                     choose_gpu_engine(choice, gpus_selected), host_memory_name(options.host_memory)};
 }
 
 // Reads what the plan keeps in memory (a stream first, and plans it then) and runs the plan's

@@ -63,7 +63,8 @@ SortOutcome ShareFile::sort_into(const SortOptions& options, const RecordLayout&
   std::vector<int> listed;
   if (spec.kind == GpuSpec::Kind::list) listed = resolve_gpus(spec, cuda_device_count());
   const PlanRequest request{layout, false, "this rank's share", options.host_memory.value_or(default_host_memory_bytes()),
-                            choose_gpu_engine(GpuChoice{spec, listed, options.gpu_memory, active_threads()}, gpus)};
+                            choose_gpu_engine(GpuChoice{spec, listed, options.gpu_memory, active_threads()}, gpus),
+                            host_memory_name(options.host_memory)};
   plan.emplace(plan_file(request, records * layout.record_size));
   if (lseek(output_fd, off_t(offset), SEEK_SET) < 0) throw_errno(output_name, "cannot seek to this rank's records");
   Progress progress(ProgressMode::never);

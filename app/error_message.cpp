@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <new>
+#include <system_error>
 
 #include "app/commands.hpp"
 #include "core/error.hpp"
@@ -42,6 +43,11 @@ std::string error_message(const std::exception& error, std::string_view command)
     return ours->what();
   }
   if (dynamic_cast<const std::bad_alloc*>(&error) != nullptr) return "out of memory (" + memory_hint(command) + ")";
+  if (const auto* system = dynamic_cast<const std::system_error*>(&error);
+      system != nullptr && system->code() == std::errc::resource_unavailable_try_again)
+    // What std::thread throws when the kernel will not start one: its message alone names no cause.
+    return "cannot start a thread: " + system->code().message() +
+           " (the process's limits leave no room for another: `ulimit -u`, `ulimit -v`; or give fewer --threads)";
   return std::string("unexpected error: ") + error.what();
 }
 

@@ -11,6 +11,7 @@
 #include "gpu/devices.hpp"
 #include "gpu/gpu_selection.hpp"
 #include "host/merge_prefix.hpp"
+#include "host/system_memory.hpp"
 #include "sort/in_memory_sort.hpp"
 #include "sort/merge_inputs.hpp"
 #include "sort/read_keys.hpp"
@@ -69,7 +70,8 @@ void check_each_input(const SortInput& input, const std::byte* keys, SortOrder o
 // pass of its own first, through a merge window (sort/merge_inputs.hpp).
 void check_inputs_first(const MergeOptions& options, const SortRun& run, std::uint64_t host_memory) {
   MergeInputFiles files = open_merge_inputs(options);
-  const MergeJob job{files.layout, std::move(files.inputs), options.temp_dir, host_memory, 0, 1, run};
+  const MergeJob job{files.layout, std::move(files.inputs), options.temp_dir, host_memory, 0, 1, run, 0,
+                     host_memory_name(options.host_memory)};
   check_merge_inputs(job);
 }
 
@@ -94,7 +96,8 @@ std::unique_ptr<MergeBySort> plan_merge_by_sort(const MergeOptions& options, std
   if (spec.kind == GpuSpec::Kind::list) listed = resolve_gpus(spec, cuda_device_count());
   const GpuChoice choice{spec, listed, options.gpu_memory, threads};
   const PlanRequest request{sorting->input.layout, !options.index_output.empty(), sorting->input.input.display_name(),
-                            host_memory, choose_gpu_engine(choice, sorting->gpus_selected)};
+                            host_memory, choose_gpu_engine(choice, sorting->gpus_selected),
+                            host_memory_name(options.host_memory)};
   sorting->plan = plan_file(request, sorting->input.input.size());
   return sorting;
 }

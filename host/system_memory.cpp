@@ -60,12 +60,27 @@ std::optional<std::uint64_t> status_bytes(std::string_view field) {
   return std::nullopt;
 }
 
-// RESOURCE's soft limit less USED (what the process holds of it now); nullopt when unlimited.
+// RESOURCE's soft limit less USED (what the process holds of it now: half the limit when unknown);
+// nullopt when unlimited.
 std::optional<std::uint64_t> room_under(int resource, std::optional<std::uint64_t> used) {
   rlimit limit{};
   if (getrlimit(resource, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return std::nullopt;
-  const std::uint64_t in_use = used.value_or(0);
+  const std::uint64_t in_use = used.value_or(limit.rlim_cur / 2);
   return limit.rlim_cur > in_use ? limit.rlim_cur - in_use : 0;
+}
+
+// Physical memory as sysconf() reports it.
+std::uint64_t installed_memory_bytes() {
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page_size = sysconf(_SC_PAGESIZE);
+  return (pages > 0 && page_size > 0) ? std::uint64_t(pages) * std::uint64_t(page_size) : 0;
+}
+
+// The limit of the process's control groups.
+std::optional<std::uint64_t> own_cgroup_limit() {
+  std::ifstream own_groups("/proc/self/cgroup");
+  const std::string groups((std::istreambuf_iterator<char>(own_groups)), std::istreambuf_iterator<char>());
+  return cgroup_memory_limit(groups, "/sys/fs/cgroup");
 }
 
 }  // namespace
@@ -96,13 +111,9 @@ std::optional<std::uint64_t> cgroup_memory_limit(std::string_view proc_self_cgro
 }
 
 std::uint64_t physical_memory_bytes() {
-  const long pages = sysconf(_SC_PHYS_PAGES);
-  const long page_size = sysconf(_SC_PAGESIZE);
-  std::uint64_t bytes = (pages > 0 && page_size > 0) ? std::uint64_t(pages) * std::uint64_t(page_size) : 0;
-  std::ifstream own_groups("/proc/self/cgroup");
-  const std::string groups((std::istreambuf_iterator<char>(own_groups)), std::istreambuf_iterator<char>());
-  if (const auto limit = cgroup_memory_limit(groups, "/sys/fs/cgroup")) bytes = std::min(bytes, *limit);
-  return bytes;
+  const std::uint64_t installed = installed_memory_bytes();
+  const std::optional<std::uint64_t> limit = own_cgroup_limit();
+  return limit ? std::min(installed, *limit) : installed;
 }
 
 std::optional<std::uint64_t> address_space_room() {
@@ -114,14 +125,25 @@ std::optional<std::uint64_t> address_space_room() {
   rlimit stack{};
   const std::uint64_t stack_bytes =
       getrlimit(RLIMIT_STACK, &stack) == 0 && stack.rlim_cur != RLIM_INFINITY ? stack.rlim_cur : 8ull << 20;
-  const std::uint64_t stacks = std::uint64_t(std::max(1u, std::thread::hardware_concurrency())) * stack_bytes;
-  return room > stacks ? room - stacks : 0;
+  const std::uint64_t beside = std::uint64_t(std::max(1u, std::thread::hardware_concurrency())) * stack_bytes +
+                               kAddressSpaceReserve;
+  return room > beside ? room - beside : 0;
 }
 
-std::uint64_t default_host_memory_bytes() {
-  std::uint64_t bytes = physical_memory_bytes() / 4 * 3;
-  if (const auto room = address_space_room()) bytes = std::min(bytes, *room / 4 * 3);
-  return bytes;
+HostMemoryDefault default_host_memory() {
+  const std::uint64_t installed = installed_memory_bytes();
+  const std::optional<std::uint64_t> group_limit = own_cgroup_limit();
+  HostMemoryDefault chosen{installed / 4 * 3, "physical memory"};
+  if (group_limit && *group_limit < installed) chosen = {*group_limit / 4 * 3, "the control group's memory limit"};
+  if (const auto room = address_space_room(); room && *room / 4 * 3 < chosen.bytes)
+    chosen = {*room / 4 * 3, "what `ulimit -v` and `ulimit -d` leave"};
+  return chosen;
+}
+
+std::uint64_t default_host_memory_bytes() { return default_host_memory().bytes; }
+
+std::string host_memory_name(const std::optional<std::uint64_t>& given) {
+  return given ? "--host-memory" : "--host-memory's default (75 % of " + default_host_memory().bound + ")";
 }
 
 }  // namespace rmgsort

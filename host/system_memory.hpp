@@ -24,11 +24,27 @@ namespace rmgsort {
 
 // What the address-space limits leave this process: the lower of `ulimit -v` (RLIMIT_AS) less the
 // address space mapped now and RLIMIT_DATA less the data mapped now (/proc/self/status's VmSize and
-// VmData), less a stack for every hardware thread (the sort's workers); nullopt when neither is set.
+// VmData; half the limit where /proc cannot say), less a stack for every hardware thread (the sort's
+// workers) and kAddressSpaceReserve; nullopt when neither is set.
 [[nodiscard]] std::optional<std::uint64_t> address_space_room();
+// What the process maps beside the budget and the stacks: its other threads, a second malloc arena's
+// 64 MiB reservation, io_uring rings, small allocations. Under `ulimit -v` at 8 MiB above what a
+// 2-core run needed, 2026-12-01, runs failed to start a thread; 128 MiB keeps every run within.
+inline constexpr std::uint64_t kAddressSpaceReserve = 128ull << 20;
 
 // The --host-memory default: 75 % of physical_memory_bytes(), and of address_space_room() where
 // `ulimit -v` or `ulimit -d` is set, as GNU sort sizes its buffer within those limits.
+struct HostMemoryDefault {
+  std::uint64_t bytes = 0;
+  // What bounds it: "physical memory", "the control group's memory limit", "what `ulimit -v` and
+  // `ulimit -d` leave".
+  std::string bound;
+};
+[[nodiscard]] HostMemoryDefault default_host_memory();
 [[nodiscard]] std::uint64_t default_host_memory_bytes();
+
+// How messages name the host memory limit: "--host-memory" when GIVEN, else "--host-memory's default
+// (75 % of BOUND)", so that a limit too small for the run says where it came from.
+[[nodiscard]] std::string host_memory_name(const std::optional<std::uint64_t>& given);
 
 }  // namespace rmgsort

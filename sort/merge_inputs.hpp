@@ -43,6 +43,7 @@ struct MergeJob {
   // The order, --verify, the outputs (a .npy header already written to each) and the progress.
   SortRun run;
   std::size_t runs_held_limit = 0;  // 0: as open files allow (sort/merge_plan.hpp: runs_held_at_most)
+  std::string host_memory_name = "--host-memory";  // as errors name it (host/system_memory.hpp)
 };
 
 struct MergePassReport {

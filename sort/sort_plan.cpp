@@ -132,7 +132,7 @@ void plan_spill(SortPlan& plan, const PlanRequest& request, std::uint64_t prefix
     }
   }
   if (round_keys < fewest)
-    throw Error(request.input_name + ": --host-memory " + format_bytes_exactly(host_memory) +
+    throw Error(request.input_name + ": " + request.host_memory_name + " " + format_bytes_exactly(host_memory) +
                 " is too small to sort through spill files; give it at least " +
                 format_bytes_exactly(kSpillChunksHeld * smallest_spill_chunk(width) + smallest_round));
   plan.path = SortPath::spill;

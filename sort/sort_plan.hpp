@@ -67,6 +67,7 @@ struct PlanRequest {
   std::string input_name;          // as errors name the input
   std::uint64_t host_memory = 0;   // --host-memory
   GpuEngineChooser choose_gpus;    // the GPUs' engine for a number of records, or nullptr and why not
+  std::string host_memory_name = "--host-memory";  // as errors name it (host/system_memory.hpp)
 };
 
 struct SortPlan {

@@ -10,6 +10,7 @@
 #include <csignal>
 #include <new>
 #include <stdexcept>
+#include <system_error>
 
 #include "app/commands.hpp"
 #include "core/error.hpp"
@@ -62,6 +63,14 @@ TEST(ErrorMessage, OtherErrorsExitWith2) {
             std::string::npos)
       << error_message(no_descriptors, "merge");
   EXPECT_EQ(exit_status_of(std::bad_alloc()), kExitError);
+  // A thread the kernel would not start (std::thread's EAGAIN): the message names the limits.
+  const std::system_error no_thread(std::make_error_code(std::errc::resource_unavailable_try_again));
+  EXPECT_EQ(error_message(no_thread, "sort"),
+            "cannot start a thread: Resource temporarily unavailable (the process's limits leave no room for "
+            "another: `ulimit -u`, `ulimit -v`; or give fewer --threads)");
+  EXPECT_EQ(exit_status_of(no_thread), kExitError);
+  EXPECT_EQ(error_message(std::system_error(std::make_error_code(std::errc::io_error)), "sort").rfind("unexpected error: ", 0),
+            0u);
   EXPECT_EQ(error_message(std::runtime_error("odd"), "check"), "unexpected error: odd");
   EXPECT_EQ(exit_status_of(std::runtime_error("odd")), kExitError);
 }

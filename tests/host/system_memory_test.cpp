@@ -121,22 +121,30 @@ TEST(AddressSpaceRoom, UlimitVBoundsTheDefault) {
   if (as.rlim_cur != RLIM_INFINITY || data.rlim_cur != RLIM_INFINITY) GTEST_SKIP() << "started under a limit";
   EXPECT_EQ(address_space_room(), std::nullopt);
   EXPECT_EQ(default_host_memory_bytes(), physical_memory_bytes() / 4 * 3);
+  const std::string bound = default_host_memory().bound;
+  EXPECT_TRUE(bound == "physical memory" || bound == "the control group's memory limit") << bound;
+  EXPECT_EQ(host_memory_name(std::uint64_t{1} << 30), "--host-memory");
   for (const int resource : {RLIMIT_AS, RLIMIT_DATA}) {
     SCOPED_TRACE(resource == RLIMIT_AS ? "RLIMIT_AS" : "RLIMIT_DATA");
     static int chosen;
     chosen = resource;
     EXPECT_EQ(in_child([]() -> int {
                 if (address_space_room()) return 1;
-                // 4 GiB beyond what is mapped now and the workers' stacks (8 MiB each, as RLIMIT_STACK says).
+                // 4 GiB beyond what is mapped now, the workers' stacks (8 MiB each, as RLIMIT_STACK says)
+                // and the reserve.
                 const rlimit stack{8 << 20, RLIM_INFINITY};
                 if (setrlimit(RLIMIT_STACK, &stack) != 0) return 2;
                 const std::uint64_t stacks = std::uint64_t(std::max(1u, std::thread::hardware_concurrency())) << 23;
-                const std::uint64_t limit = mapped_bytes(chosen) + stacks + (4ull << 30);
+                const std::uint64_t limit = mapped_bytes(chosen) + stacks + kAddressSpaceReserve + (4ull << 30);
                 const rlimit bound{limit, limit};
                 if (setrlimit(chosen, &bound) != 0) return 3;
                 const std::optional<std::uint64_t> room = address_space_room();
                 // (What the process maps between the two readings, a few pages, comes off the room.)
                 if (!room || *room > (4ull << 30) || *room < (4ull << 30) - (64 << 20)) return 4;
+                if (default_host_memory().bound != "what `ulimit -v` and `ulimit -d` leave") return 6;
+                if (host_memory_name(std::nullopt) !=
+                    "--host-memory's default (75 % of what `ulimit -v` and `ulimit -d` leave)")
+                  return 7;
                 const std::uint64_t default_bytes = default_host_memory_bytes();
                 const std::uint64_t expected = std::min<std::uint64_t>(*room / 4 * 3, physical_memory_bytes() / 4 * 3);
                 return default_bytes <= expected && default_bytes + (64 << 20) >= expected ? 0 : 5;
