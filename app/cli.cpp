@@ -260,6 +260,17 @@ bool json_progress_in_effect(ProgressMode mode, const std::string& output, const
   return progress_mode_beside_keys(mode, output == "-" || index_output == "-") == ProgressMode::json;
 }
 
+// Whether COMMAND, as parsed, shows JSON progress (--distributed shows none: P ranks would
+// interleave their lines).
+bool json_progress_requested(const std::string& command, const RawOptions& raw, const SortOptions& sort,
+                             const MergeOptions& merge, const GenerateOptions& generate) {
+  const ProgressMode mode = progress_option(raw.progress);
+  if (command == "sort") return !sort.distributed && json_progress_in_effect(mode, sort.output, sort.index_output);
+  if (command == "merge") return json_progress_in_effect(mode, merge.output, merge.index_output);
+  if (command == "generate") return json_progress_in_effect(mode, generate.output, "");
+  return mode == ProgressMode::json;  // check writes no keys
+}
+
 // Runs `body` with oneTBB limited to `threads` (0: no limit).
 template <class F>
 int with_threads(unsigned threads, F&& body) {
@@ -310,20 +321,20 @@ int dispatch(int argc, char** argv, std::string& command) {
   }
 
   command = app.get_subcommands().front()->get_name();
+  // From here on a failure under --progress json ends with a failed object (report/progress.hpp),
+  // one in the options' values included.
+  announce_json_progress(json_progress_requested(command, raw, sort, merge, generate));
   install_cleanup_signal_handlers();
   if (app.got_subcommand("sort")) {
     convert_record_options(sort, raw, *app.get_subcommand("sort"));
     sort.type = sort.layout.key_type;
     if (!raw.gpu_memory.empty()) sort.gpu_memory = parse_size(raw.gpu_memory, "--gpu-memory");
     if (sort.output_parts && !sort.distributed) throw Error("--output-parts: only with --distributed");
-    // (--distributed shows no progress: P ranks would interleave their lines.)
-    announce_json_progress(!sort.distributed && json_progress_in_effect(sort.progress, sort.output, sort.index_output));
     return with_threads(sort.threads, [&] { return sort.distributed ? run_distributed_sort(sort) : run_sort(sort); });
   }
   if (app.got_subcommand("merge")) {
     convert_record_options(merge, raw, *app.get_subcommand("merge"));
     if (!raw.gpu_memory.empty()) merge.gpu_memory = parse_size(raw.gpu_memory, "--gpu-memory");
-    announce_json_progress(json_progress_in_effect(merge.progress, merge.output, merge.index_output));
     return with_threads(merge.threads, [&] { return run_merge(merge); });
   }
   if (app.got_subcommand("generate")) {
@@ -335,7 +346,6 @@ int dispatch(int argc, char** argv, std::string& command) {
     if (!raw.count.empty()) generate.count = parse_count(raw.count, "--count");
     if (!raw.size.empty()) generate.size = parse_size(raw.size, "--size", /*allow_zero=*/true);
     if (!generate.count && !generate.size) throw Error("generate: one of --count or --size is required");
-    announce_json_progress(json_progress_in_effect(generate.progress, generate.output, ""));
     return with_threads(generate.threads, [&] { return run_generate(generate); });
   }
   const CLI::App& check_command = *app.get_subcommand("check");
@@ -349,7 +359,6 @@ int dispatch(int argc, char** argv, std::string& command) {
   if (!raw.key_offset.empty()) check.key_offset = byte_count_option(raw.key_offset, "--key-offset");
   check.record_options_given = !raw.record_size.empty() || !raw.key_offset.empty();
   check.progress = progress_option(raw.progress);
-  announce_json_progress(check.progress == ProgressMode::json);  // (check writes no keys)
   return with_threads(check.threads, [&] { return run_check(check); });
 }
 

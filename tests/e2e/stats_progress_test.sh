@@ -505,6 +505,12 @@ expect_rc 2
 [[ $(wc -l <"$WORK/stderr") == 1 && $(head -c 1 "$WORK/stderr") == r ]] || fail "--progress lines wrote more than the error"
 end
 
+begin "--progress json, a malformed option value (--host-memory foo): the failure's object alone"
+rmg sort "$S/in.u64" -o "$S/out" -t u64 --host-memory foo --progress json
+expect_rc 2
+expect_progress_log json failed=2 objects=1
+end
+
 begin "merge --progress json, an input out of order (exit 1): the failure's object says 1"
 rmg merge "$S/sorted.u64" "$S/in.u64" -t u64 -o "$S/merged" --progress json
 expect_rc 1
