@@ -238,6 +238,8 @@ int merge_and_commit(const MergeOptions& options, const Stopwatch& wall, StatsOu
   if (index) index->commit();
   if (output) output->commit();
   stats.settle();
+  progress.summary({"merged", report.outcome.bytes, report.wall_seconds, report.engine,
+                    sorting ? sorting->plan.engine->devices() : std::string()});
   return kExitOk;
 }
 

@@ -30,7 +30,7 @@ struct ProgressSnapshot {
 
 // How a run ended: the last thing --progress writes.
 struct ProgressSummary {
-  std::string verb;         // what was done to the bytes: "sorted", "checked"
+  std::string verb;         // what was done to the bytes: "sorted", "merged", "checked"
   std::uint64_t bytes = 0;  // the run's records (a .npy file's data), in bytes
   double seconds = 0;       // the run's wall time
   std::string engine;       // as --stats names it: "cpu" or "gpu"

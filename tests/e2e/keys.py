@@ -314,7 +314,7 @@ PROGRESS_WANTS = {
 
 
 # The line --progress ends a run with (every mode but json).
-PROGRESS_SUMMARY = re.compile(r"rmgsort: (sorted|checked) " + SIZE + r" in (\d+\.\d\ds|\d+m\d\ds|\d+h\d\dm)"
+PROGRESS_SUMMARY = re.compile(r"rmgsort: (sorted|checked|merged) " + SIZE + r" in (\d+\.\d\ds|\d+m\d\ds|\d+h\d\dm)"
                               r"( \(" + SIZE + r"/s\))? on (the CPU|\d+ GPUs?)")
 
 

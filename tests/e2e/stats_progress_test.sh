@@ -511,6 +511,19 @@ expect_rc 2
 expect_progress_log json failed=2 objects=1
 end
 
+begin "merge --progress json and lines, both methods: the phases, then the summary of the merged bytes"
+"$RMGSORT" sort "$S/in.u64" -o "$S/sorted.u64.copy" -t u64 || fail "sort failed"
+for method in merge sort; do
+  rmg merge "$S/sorted.u64" "$S/sorted.u64.copy" -t u64 -o "$S/both" --method "$method" --progress json
+  expect_rc 0
+  expect_progress_log json bytes=1600048 engine=cpu no-failure
+  rmg merge "$S/sorted.u64" "$S/sorted.u64.copy" -t u64 -o "$S/both" --method "$method" --progress lines
+  expect_rc 0
+  expect_progress_log lines summary:merged
+done
+rm -f "$S/both" "$S/sorted.u64.copy"
+end
+
 begin "merge --progress json, an input out of order (exit 1): the failure's object says 1"
 rmg merge "$S/sorted.u64" "$S/in.u64" -t u64 -o "$S/merged" --progress json
 expect_rc 1
