@@ -43,10 +43,17 @@ std::string error_message(const std::exception& error, std::string_view command)
     return ours->what();
   }
   if (dynamic_cast<const std::bad_alloc*>(&error) != nullptr) return "out of memory (" + memory_hint(command) + ")";
+  // A thread the kernel would not start: std::thread's system_error, or oneTBB's runtime_error
+  // ("pthread_create has failed: ..."), whose messages alone name no cause.
+  constexpr std::string_view kTbbThreadFailure = "pthread_create has failed: ";
+  std::string thread_failure;
   if (const auto* system = dynamic_cast<const std::system_error*>(&error);
       system != nullptr && system->code() == std::errc::resource_unavailable_try_again)
-    // What std::thread throws when the kernel will not start one: its message alone names no cause.
-    return "cannot start a thread: " + system->code().message() +
+    thread_failure = system->code().message();
+  else if (std::string_view(error.what()).starts_with(kTbbThreadFailure))
+    thread_failure = std::string(error.what()).substr(kTbbThreadFailure.size());
+  if (!thread_failure.empty())
+    return "cannot start a thread: " + thread_failure +
            " (the process's limits leave no room for another: `ulimit -u`, `ulimit -v`; or give fewer --threads)";
   return std::string("unexpected error: ") + error.what();
 }

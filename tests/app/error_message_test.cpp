@@ -69,6 +69,9 @@ TEST(ErrorMessage, OtherErrorsExitWith2) {
             "cannot start a thread: Resource temporarily unavailable (the process's limits leave no room for "
             "another: `ulimit -u`, `ulimit -v`; or give fewer --threads)");
   EXPECT_EQ(exit_status_of(no_thread), kExitError);
+  // oneTBB says it in a runtime_error of its own words.
+  EXPECT_EQ(error_message(std::runtime_error("pthread_create has failed: Resource temporarily unavailable"), "check"),
+            error_message(no_thread, "sort"));
   EXPECT_EQ(error_message(std::system_error(std::make_error_code(std::errc::io_error)), "sort").rfind("unexpected error: ", 0),
             0u);
   EXPECT_EQ(error_message(std::runtime_error("odd"), "check"), "unexpected error: odd");
