@@ -28,7 +28,6 @@
 #include "io/output_file.hpp"
 #include "io/standard_descriptors.hpp"
 #include "io/temp_dir.hpp"
-#include "io/stale_temporaries.hpp"
 #include "report/stopwatch.hpp"
 #include "sort/merge_inputs.hpp"
 #include "sort/merge_plan.hpp"
@@ -75,8 +74,6 @@ void validate_files(const MergeOptions& options, const ClosedStandardDescriptors
                 "name");
   require_separate_outputs({options.inputs, options.output, options.index_output, options.stats},
                            {"the merged records", /*sorts_in_place=*/false});
-  // No output's staging takes an input for what a killed run left (io/stale_temporaries.hpp).
-  keep_inputs(options.inputs);
 }
 
 // The rest that can be validated before any data moves (a failure here is written to --stats);

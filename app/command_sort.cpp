@@ -29,7 +29,6 @@
 #include "io/output_file.hpp"
 #include "io/standard_descriptors.hpp"
 #include "io/temp_dir.hpp"
-#include "io/stale_temporaries.hpp"
 #include "sort/gpu_engine.hpp"
 #include "sort/in_memory_sort.hpp"
 #include "sort/merge_plan.hpp"
@@ -94,8 +93,6 @@ void validate_files(const SortOptions& options, const ClosedStandardDescriptors&
     throw Error("--stats -: standard output already carries the positions (--index-output -); give --stats a file name");
   require_separate_outputs({options.inputs, options.output, options.index_output, options.stats},
                            {"the sorted keys", /*sorts_in_place=*/true});
-  // No output's staging takes an input for what a killed run left (io/stale_temporaries.hpp).
-  keep_inputs(options.inputs);
 }
 
 // The rest that can be validated before any data moves (a failure here is written to --stats):

@@ -10,7 +10,6 @@
 #include "dist/shared_output.hpp"
 #include "io/file_identity.hpp"
 #include "io/standard_descriptors.hpp"
-#include "io/stale_temporaries.hpp"
 
 namespace rmgsort {
 namespace {
@@ -74,8 +73,6 @@ void require_distributed_files_apart(const dist::Communicator& communicator, con
   };
   require_separate_outputs({options.inputs, written(options.output), written(options.index_output), options.stats},
                            {"the sorted keys", /*sorts_in_place=*/true});
-  // No output's staging takes an input for what a killed run left (io/stale_temporaries.hpp).
-  keep_inputs(options.inputs);
   if (options.output_parts) require_outside_parts(options);
 }
 

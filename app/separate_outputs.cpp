@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "io/file_identity.hpp"
+#include "io/stale_temporaries.hpp"
 
 namespace rmgsort {
 namespace {
@@ -39,6 +40,8 @@ void require_separate_outputs(const RunFileNames& names, const OutputWording& wo
     }
     require_separate_files(written, input_identity, name);
   }
+  // No output's staging takes an input for what a killed run left (io/stale_temporaries.hpp).
+  keep_inputs(names.inputs);
 }
 
 void require_streams_named_once(const std::vector<std::string>& inputs) {

@@ -29,6 +29,8 @@ struct OutputWording {
 // Throws rmgsort::Error, naming the files and what to do instead, when a file of `names` written by
 // the run is another one it writes, an input it would destroy as it reads it (anything but -o), or
 // the regular file standard error writes to. Standard output and standard error are looked up here.
+// Once they pass, the inputs are kept from the removal of stale temporary outputs
+// (io/stale_temporaries.hpp: keep_inputs), whose names an input may bear.
 void require_separate_outputs(const RunFileNames& names, const OutputWording& wording);
 
 // Throws rmgsort::Error naming both when one stream (a pipe, a FIFO, a socket) is among INPUTS

@@ -12,11 +12,16 @@
 namespace rmgsort {
 namespace {
 
+// Lowers TIGHTEST to LIMIT when LIMIT is set and lower (or TIGHTEST is unset).
+void tighten(std::optional<std::uint64_t>& tightest, std::optional<std::uint64_t> limit) {
+  if (limit) tightest = std::min(tightest.value_or(*limit), *limit);
+}
+
 // A limit file's value: a number of bytes, or nullopt for "max", a missing or unreadable file.
 std::optional<std::uint64_t> read_limit(const std::string& file) {
   std::ifstream in(file);
   std::string text;
-  if (!(in >> text) || text.empty() || text.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+  if (!(in >> text) || text.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
   try {
     return std::stoull(text);
   } catch (const std::exception&) {
@@ -30,8 +35,7 @@ std::optional<std::uint64_t> tightest_on_the_way_up(const std::string& root, std
                                                     const std::string& file) {
   std::optional<std::uint64_t> tightest;
   while (true) {
-    if (const auto limit = read_limit(root + path + (path.ends_with('/') ? "" : "/") + file))
-      tightest = std::min(tightest.value_or(*limit), *limit);
+    tighten(tightest, read_limit(root + path + (path.ends_with('/') ? "" : "/") + file));
     if (path.empty() || path == "/") return tightest;
     const std::size_t slash = path.find_last_of('/');
     path = slash == std::string::npos ? "/" : path.substr(0, slash == 0 ? 1 : slash);
@@ -87,9 +91,6 @@ std::optional<std::uint64_t> own_cgroup_limit() {
 
 std::optional<std::uint64_t> cgroup_memory_limit(std::string_view proc_self_cgroup, const std::string& mount) {
   std::optional<std::uint64_t> tightest;
-  const auto tighten = [&](std::optional<std::uint64_t> limit) {
-    if (limit) tightest = std::min(tightest.value_or(*limit), *limit);
-  };
   std::istringstream lines{std::string(proc_self_cgroup)};
   std::string line;
   while (std::getline(lines, line)) {
@@ -102,9 +103,9 @@ std::optional<std::uint64_t> cgroup_memory_limit(std::string_view proc_self_cgro
     if (line.starts_with("0::")) {
       // v2 alone is mounted at MOUNT itself (it has cgroup.controllers there); beside v1, at unified/.
       const bool v2_alone = std::ifstream(mount + "/cgroup.controllers").good();
-      tighten(tightest_on_the_way_up(v2_alone ? mount : mount + "/unified", path, "memory.max"));
+      tighten(tightest, tightest_on_the_way_up(v2_alone ? mount : mount + "/unified", path, "memory.max"));
     } else if (names_memory(controllers)) {
-      tighten(tightest_on_the_way_up(mount + "/memory", path, "memory.limit_in_bytes"));
+      tighten(tightest, tightest_on_the_way_up(mount + "/memory", path, "memory.limit_in_bytes"));
     }
   }
   return tightest;
@@ -117,17 +118,16 @@ std::uint64_t physical_memory_bytes() {
 }
 
 std::optional<std::uint64_t> address_space_room() {
-  const std::optional<std::uint64_t> address_space = room_under(RLIMIT_AS, status_bytes("VmSize"));
-  const std::optional<std::uint64_t> data = room_under(RLIMIT_DATA, status_bytes("VmData"));
-  if (!address_space && !data) return std::nullopt;
-  std::uint64_t room = std::min(address_space.value_or(data.value_or(0)), data.value_or(address_space.value_or(0)));
+  std::optional<std::uint64_t> room = room_under(RLIMIT_AS, status_bytes("VmSize"));
+  tighten(room, room_under(RLIMIT_DATA, status_bytes("VmData")));
+  if (!room) return std::nullopt;
   // Every worker thread maps a stack of RLIMIT_STACK's size (glibc's default for new threads).
   rlimit stack{};
   const std::uint64_t stack_bytes =
       getrlimit(RLIMIT_STACK, &stack) == 0 && stack.rlim_cur != RLIM_INFINITY ? stack.rlim_cur : 8ull << 20;
   const std::uint64_t beside = std::uint64_t(std::max(1u, std::thread::hardware_concurrency())) * stack_bytes +
                                kAddressSpaceReserve;
-  return room > beside ? room - beside : 0;
+  return *room > beside ? *room - beside : 0;
 }
 
 HostMemoryDefault default_host_memory() {

@@ -10,8 +10,9 @@
 // /proc, through which the file is linked, does not lead to it (not mounted, another PID namespace's),
 // the output is written to a named temporary file "<dir>/.<name>.rmgsort-XXXXXX" that commit()
 // renames into place: the destructor and the cleanup signal handlers unlink it; what SIGKILL leaves
-// there, the next run writing that output removes (io/stale_temporaries.hpp). Every temporary name is fresh and random, and every name is created exclusively (O_EXCL, or
-// linkat, which fails on EEXIST): no file is opened through a name another user could have planted
+// there, the next run writing that output removes (io/stale_temporaries.hpp). Every temporary name
+// is fresh and random, and every name is created exclusively (O_EXCL, or linkat, which fails on
+// EEXIST): no file is opened through a name another user could have planted
 // (/tmp), and a name another process made meanwhile is never taken over.
 #pragma once
 

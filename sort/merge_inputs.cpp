@@ -112,8 +112,9 @@ class MergeDriver {
     std::size_t streams = 0;
     for (const MergeInput& input : job_.inputs) streams += input.stream ? 1 : 0;
     if (const std::uint64_t least = merge_host_memory_least(wide_); job_.host_memory < least)
-      throw Error(job_.host_memory_name + " " + format_bytes_exactly(job_.host_memory) + " is too small to merge: give it at least " +
-                  format_bytes_exactly(least) + ": two output buffers and two inputs' read chunks of 64 KiB or a record");
+      throw Error(job_.host_memory_name + " " + format_bytes_exactly(job_.host_memory) +
+                  " is too small to merge: give it at least " + format_bytes_exactly(least) +
+                  ": two output buffers and two inputs' read chunks of 64 KiB or a record");
     const std::size_t open_files = raise_open_file_limit();
     outcome_.plan = plan_merge(job_.host_memory, wide_, open_files > streams ? open_files - streams : 0,
                                job_.fan_in_limit);

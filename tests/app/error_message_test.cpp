@@ -72,8 +72,8 @@ TEST(ErrorMessage, OtherErrorsExitWith2) {
   // oneTBB says it in a runtime_error of its own words.
   EXPECT_EQ(error_message(std::runtime_error("pthread_create has failed: Resource temporarily unavailable"), "check"),
             error_message(no_thread, "sort"));
-  EXPECT_EQ(error_message(std::system_error(std::make_error_code(std::errc::io_error)), "sort").rfind("unexpected error: ", 0),
-            0u);
+  const std::system_error other(std::make_error_code(std::errc::io_error));
+  EXPECT_EQ(error_message(other, "sort").rfind("unexpected error: ", 0), 0u);
   EXPECT_EQ(error_message(std::runtime_error("odd"), "check"), "unexpected error: odd");
   EXPECT_EQ(exit_status_of(std::runtime_error("odd")), kExitError);
 }

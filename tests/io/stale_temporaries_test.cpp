@@ -101,8 +101,9 @@ TEST(StaleTemporaries, WhatSigkillLeftTheNextRunRemoves) {
       EXPECT_TRUE(is_temporary_name(left[0], temporary_prefix("out")));
 
       OutputFile next = next_named ? OutputFile::create_named(path) : OutputFile::create(path);
-      EXPECT_EQ(others_than(dir.path(), "out"), next_named ? std::vector<std::string>{next.temp_path().substr(dir.path().size() + 1)}
-                                                           : std::vector<std::string>{});
+      const std::vector<std::string> its_own =
+          next_named ? std::vector<std::string>{next.temp_path().substr(dir.path().size() + 1)} : std::vector<std::string>{};
+      EXPECT_EQ(others_than(dir.path(), "out"), its_own);
       write_bytes(next, test::pattern_bytes(3000, 3));
       next.commit();
       EXPECT_EQ(test::sorted_entries(dir.path()), std::vector<std::string>{"out"});
