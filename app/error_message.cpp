@@ -26,11 +26,26 @@ std::string open_files_hint() {
   return "the process's open-file limit, `ulimit -n`," + now + ": raise it";
 }
 
+// The shell limits that bound this process's memory, as a user would raise them: the ones set
+// (`ulimit -d` alone bounds malloc's heap and anonymous mappings as well since Linux 4.7), else
+// `ulimit -v`, the usual one.
+std::string memory_limits_set() {
+  const auto is_set = [](int resource) {
+    rlimit limit{};
+    return getrlimit(resource, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY;
+  };
+  const bool address_space = is_set(RLIMIT_AS);
+  const bool data = is_set(RLIMIT_DATA);
+  if (address_space && data) return "`ulimit -v` and `ulimit -d`";
+  return data ? "`ulimit -d`" : "`ulimit -v`";
+}
+
 // What a user can do when memory cannot be had: sort and merge have --host-memory to lower.
 std::string memory_hint(std::string_view command) {
+  const std::string limits = memory_limits_set();
   if (command == "sort" || command == "merge")
-    return "lower --host-memory below the process's memory limit, `ulimit -v`, or free memory";
-  return "raise the process's memory limit, `ulimit -v`, or free memory";
+    return "lower --host-memory below the process's memory limit, " + limits + ", or free memory";
+  return "raise the process's memory limit, " + limits + ", or free memory";
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include "app/error_message.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -10,6 +11,7 @@
 #include <csignal>
 #include <new>
 #include <stdexcept>
+#include <string_view>
 #include <system_error>
 
 #include "app/commands.hpp"
@@ -43,6 +45,38 @@ TEST(ErrorMessage, ClosedPipeIsAnErrorWhenSigpipeWasInheritedIgnored) {
   waitpid(pid, &status, 0);
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 0);
+}
+
+// Out of memory under a shell limit: the hint names the limits that are set (`ulimit -d` alone,
+// or both), as a user would raise them; `ulimit -v` when none is.
+TEST(ErrorMessage, MemoryHintNamesTheLimitsSet) {
+  for (const int resource : {RLIMIT_AS, RLIMIT_DATA}) {
+    rlimit limit{};
+    ASSERT_EQ(getrlimit(resource, &limit), 0);
+    if (limit.rlim_max != RLIM_INFINITY) GTEST_SKIP() << "a hard memory limit is set: cannot lift it";
+  }
+  std::fflush(nullptr);
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    const Error no_memory("keys: cannot allocate", ENOMEM);
+    const auto hint_has = [&](std::string_view words) {
+      return error_message(no_memory, "sort").find(words) != std::string::npos;
+    };
+    rlimit unlimited{RLIM_INFINITY, RLIM_INFINITY};
+    rlimit large{rlim_t{1} << 44, RLIM_INFINITY};
+    if (setrlimit(RLIMIT_AS, &unlimited) != 0 || setrlimit(RLIMIT_DATA, &unlimited) != 0) _exit(3);
+    if (!hint_has("memory limit, `ulimit -v`, or free memory")) _exit(4);
+    if (setrlimit(RLIMIT_DATA, &large) != 0) _exit(3);
+    if (!hint_has("memory limit, `ulimit -d`, or free memory")) _exit(5);
+    if (setrlimit(RLIMIT_AS, &large) != 0) _exit(3);
+    if (!hint_has("memory limit, `ulimit -v` and `ulimit -d`, or free memory")) _exit(6);
+    _exit(0);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "3: setrlimit failed; 4: none set; 5: ulimit -d; 6: both";
 }
 
 TEST(ErrorMessage, OtherErrorsExitWith2) {
