@@ -95,7 +95,7 @@ std::optional<SortPlan> plan_share(const SortOptions& options, const RecordLayou
                 "slice " + format_bytes_exactly(exchange.slice) + ", its destinations " + format_bytes_exactly(exchange.destinations) +
                 ", the share " + format_bytes_exactly(plan.memory.input) +
                 " and the staging " + format_bytes_exactly(exchange.staging) + "; while sorting: " + format_bytes_exactly(sorting) +
-                "), more than --host-memory " + format_bytes_exactly(host_memory);
+                "), more than " + host_memory_name(options.host_memory) + " " + format_bytes_exactly(host_memory);
     return std::nullopt;
   }
   return plan;

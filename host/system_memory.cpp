@@ -130,7 +130,7 @@ std::optional<std::uint64_t> address_space_room() {
   return *room > beside ? *room - beside : 0;
 }
 
-HostMemoryDefault default_host_memory() {
+HostMemoryDefault measure_default_host_memory() {
   const std::uint64_t installed = installed_memory_bytes();
   const std::optional<std::uint64_t> group_limit = own_cgroup_limit();
   HostMemoryDefault chosen{installed / 4 * 3, "physical memory"};
@@ -140,10 +140,15 @@ HostMemoryDefault default_host_memory() {
   return chosen;
 }
 
+const HostMemoryDefault& default_host_memory() {
+  static const HostMemoryDefault first = measure_default_host_memory();
+  return first;
+}
+
 std::uint64_t default_host_memory_bytes() { return default_host_memory().bytes; }
 
-std::string host_memory_name(const std::optional<std::uint64_t>& given) {
-  return given ? "--host-memory" : "--host-memory's default (75 % of " + default_host_memory().bound + ")";
+std::string host_memory_name(const std::optional<std::uint64_t>& given, const HostMemoryDefault& measured) {
+  return given ? "--host-memory" : "--host-memory's default (75 % of " + measured.bound + ")";
 }
 
 }  // namespace rmgsort

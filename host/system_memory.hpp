@@ -40,11 +40,17 @@ struct HostMemoryDefault {
   // `ulimit -d` leave".
   std::string bound;
 };
-[[nodiscard]] HostMemoryDefault default_host_memory();
+// The default as the limits and the mapped address space say now.
+[[nodiscard]] HostMemoryDefault measure_default_host_memory();
+// The run's default: its first measurement, kept for the whole run. Measured again later, the
+// address-space room would count the run's own buffers against it, and a plan, a merge and a
+// message made at different moments would each see another default.
+[[nodiscard]] const HostMemoryDefault& default_host_memory();
 [[nodiscard]] std::uint64_t default_host_memory_bytes();
 
 // How messages name the host memory limit: "--host-memory" when GIVEN, else "--host-memory's default
 // (75 % of BOUND)", so that a limit too small for the run says where it came from.
-[[nodiscard]] std::string host_memory_name(const std::optional<std::uint64_t>& given);
+[[nodiscard]] std::string host_memory_name(const std::optional<std::uint64_t>& given,
+                                           const HostMemoryDefault& measured = default_host_memory());
 
 }  // namespace rmgsort

@@ -141,11 +141,12 @@ TEST(AddressSpaceRoom, UlimitVBoundsTheDefault) {
                 const std::optional<std::uint64_t> room = address_space_room();
                 // (What the process maps between the two readings, a few pages, comes off the room.)
                 if (!room || *room > (4ull << 30) || *room < (4ull << 30) - (64 << 20)) return 4;
-                if (default_host_memory().bound != "what `ulimit -v` and `ulimit -d` leave") return 6;
-                if (host_memory_name(std::nullopt) !=
+                const HostMemoryDefault measured = measure_default_host_memory();
+                if (measured.bound != "what `ulimit -v` and `ulimit -d` leave") return 6;
+                if (host_memory_name(std::nullopt, measured) !=
                     "--host-memory's default (75 % of what `ulimit -v` and `ulimit -d` leave)")
                   return 7;
-                const std::uint64_t default_bytes = default_host_memory_bytes();
+                const std::uint64_t default_bytes = measured.bytes;
                 const std::uint64_t expected = std::min<std::uint64_t>(*room / 4 * 3, physical_memory_bytes() / 4 * 3);
                 return default_bytes <= expected && default_bytes + (64 << 20) >= expected ? 0 : 5;
               }),
@@ -159,7 +160,22 @@ TEST(AddressSpaceRoom, ALimitBelowWhatIsMappedLeavesNone) {
               const rlimit spent{mapped_bytes(RLIMIT_DATA), RLIM_INFINITY};
               if (setrlimit(RLIMIT_DATA, &spent) != 0) return 1;
               const std::optional<std::uint64_t> room = address_space_room();
-              return room && *room == 0 && default_host_memory_bytes() == 0 ? 0 : 2;
+              return room && *room == 0 && measure_default_host_memory().bytes == 0 ? 0 : 2;
+            }),
+            0);
+}
+
+// The run keeps its first default: a limit met later (or the run's own buffers, under one) does not
+// move the bytes a plan was made with, nor the words a message names them by.
+TEST(DefaultHostMemory, TheFirstMeasurementHoldsForTheRun) {
+  EXPECT_EQ(&default_host_memory(), &default_host_memory());
+  EXPECT_EQ(in_child([]() -> int {
+              const HostMemoryDefault first = default_host_memory();
+              const rlimit spent{mapped_bytes(RLIMIT_DATA), RLIM_INFINITY};
+              if (setrlimit(RLIMIT_DATA, &spent) != 0) return 1;
+              if (measure_default_host_memory().bytes != 0) return 2;
+              if (default_host_memory().bytes != first.bytes || default_host_memory_bytes() != first.bytes) return 3;
+              return host_memory_name(std::nullopt) == "--host-memory's default (75 % of " + first.bound + ")" ? 0 : 4;
             }),
             0);
 }
