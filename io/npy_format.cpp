@@ -94,17 +94,6 @@ std::uint64_t one_dimension(const PythonLiteral& shape, const std::string& conte
   return std::uint64_t(shape.items.front().integer);
 }
 
-}  // namespace
-
-std::string NpyField::description() const {
-  if (nested) return is_subarray() ? "a sub-array " + shape + " of nested structures" : "a nested structure";
-  std::string text = "'" + type + "'";
-  if (is_subarray()) text += " sub-array " + shape;
-  return text;
-}
-
-namespace {
-
 // A type string without its byte order ('<', '>', '=', '|'), a shape without spaces: what is left
 // differs only between different types.
 std::string without_byte_order(const std::string& type) {
@@ -122,6 +111,13 @@ bool same_field(const NpyField& a, const NpyField& b) {
 }
 
 }  // namespace
+
+std::string NpyField::description() const {
+  if (nested) return is_subarray() ? "a sub-array " + shape + " of nested structures" : "a nested structure";
+  std::string text = "'" + type + "'";
+  if (is_subarray()) text += " sub-array " + shape;
+  return text;
+}
 
 bool same_npy_dtype(const NpyHeader& a, const NpyHeader& b) {
   if (a.descr == b.descr) return true;
