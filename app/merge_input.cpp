@@ -110,6 +110,13 @@ MergeInputFiles open_merge_inputs(const MergeOptions& options) {
     } else if (file.regular) {
       input.records = files.layout.whole_records(name, file.size);
     }
+    // An input that holds no record, and nothing to check further (a raw stream that ended before
+    // its first byte: an empty file, a pipe closed at once; a .npy file of none, its size checked
+    // against its header) is closed here: no pass reads it, and merge's passes keep within the open
+    // files (one descriptor held per empty input ran out of them).
+    if ((!file.regular && !npy.header && npy.stream_head.empty()) ||
+        (file.regular && npy.header && npy.header->count == 0))
+      continue;
     if (input.records) {
       records += *input.records;
     } else {

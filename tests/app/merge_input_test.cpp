@@ -10,6 +10,8 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <filesystem>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -63,9 +65,12 @@ TEST(MergeInputTest, RawFilesAreCountedAndOpenedAgainAtTheirData) {
   EXPECT_EQ(files.inputs[0].check.name, dir.file("a"));
   EXPECT_FALSE(files.inputs[0].stream);
   EXPECT_EQ(files.records, std::optional<std::uint64_t>(12));
-  // An empty file says nothing of its length (io/input_file.hpp): read as a stream, as sort reads it.
-  const MergeInputFiles empty = open_merge_inputs(raw_options({dir.file("empty")}));
-  EXPECT_TRUE(empty.inputs[0].stream);
+  // An empty file says nothing of its length (io/input_file.hpp): read as a stream, as sort reads it;
+  // ending before its first byte, it holds no record, and no pass reads it.
+  const MergeInputFiles empty = open_merge_inputs(raw_options({dir.file("a"), dir.file("empty"), dir.file("b")}));
+  ASSERT_EQ(empty.inputs.size(), 2u);
+  EXPECT_EQ(empty.inputs[1].check.name, dir.file("b"));
+  EXPECT_EQ(empty.records, std::optional<std::uint64_t>(12));
   // Opened twice: a file is opened again for each pass that reads it.
   for (int i = 0; i < 2; ++i) {
     OpenedInput opened = files.inputs[0].open();
@@ -88,6 +93,7 @@ TEST(MergeInputTest, NpyFilesGiveTheirRecordsAndDataOffset) {
   EXPECT_EQ(files.layout.record_size, 13u);
   EXPECT_EQ(files.layout.key_offset, 3u);
   EXPECT_EQ(files.records, std::optional<std::uint64_t>(7));
+  ASSERT_EQ(files.inputs.size(), 1u);  // b.npy holds no record: no pass reads it
   const std::uint64_t header = npy_header_for_generate(layout, 7).size();
   EXPECT_EQ(files.inputs[0].check.data_start, header);
   EXPECT_TRUE(files.inputs[0].check.npy);
@@ -95,6 +101,29 @@ TEST(MergeInputTest, NpyFilesGiveTheirRecordsAndDataOffset) {
   OpenedInput opened = files.inputs[0].open();
   EXPECT_EQ(opened.file.data_offset, header);
   EXPECT_EQ(opened.file.size, 7u * 13);
+}
+
+// Empty inputs are checked (their format, the first's layout) and closed: a merge of many of them
+// under a low open-file limit held one descriptor each and ran out where its passes keep within it.
+TEST(MergeInputTest, EmptyInputsHoldNoDescriptor) {
+  TempDir dir(test::disk_directory());
+  const auto open_descriptors = [] {
+    return std::distance(std::filesystem::directory_iterator("/proc/self/fd"), std::filesystem::directory_iterator());
+  };
+  std::vector<std::string> inputs;
+  for (int i = 0; i < 50; ++i) {
+    inputs.push_back(dir.file("e" + std::to_string(i)));
+    test::write_plain_file(inputs.back(), {});
+  }
+  test::write_plain_file(dir.file("z.npy"), npy_file(kU64, 0));
+  inputs.push_back(dir.file("z.npy"));
+  const auto before = open_descriptors();
+  EXPECT_NE(open_error(raw_options(inputs)).find("z.npy: a .npy file, where"), std::string::npos);
+  inputs.pop_back();
+  const MergeInputFiles files = open_merge_inputs(raw_options(inputs));
+  EXPECT_TRUE(files.inputs.empty());
+  EXPECT_EQ(files.records, std::optional<std::uint64_t>(0));
+  EXPECT_EQ(open_descriptors(), before);
 }
 
 TEST(MergeInputTest, AnInputUnlikeTheFirstIsRefusedByName) {

@@ -165,7 +165,8 @@ PY
 expect_temp_empty
 end
 
-# Empty files are read as streams and stay open; the soft limit is raised before any input is opened.
+# Empty files are read as streams; sort holds them open, merge closes them once opened (no record,
+# nothing to read); the soft limit is raised before any input is opened.
 begin "a file and 100 empty inputs under a soft limit of 64: merge and sort raise it first"
 mkdir -p "$D/empties"
 for i in $(seq -w 1 100); do : >"$D/empties/e$i.u64"; done
@@ -177,7 +178,25 @@ expect_rc 0
 expect_same "$D/e.merged" "$D/u64.out"
 expect_same "$D/e.sorted" "$D/u64.out"
 rm -f "$D/e.merged" "$D/e.sorted"
+end
+
+# One descriptor held per empty input ran merge out of them under a hard limit its passes keep within.
+begin "a file and 100 empty inputs under a hard limit of 64: merge holds no descriptor for them"
+(ulimit -n 64 && "$RMGSORT" merge "$D"/empties/e*.u64 "$D/u64.out" "$D"/empties/e*.u64 -t u64 -o "$D/e.merged" \
+  --index-output "$D/e.merged.idx" -T "$T" && "$RMGSORT" merge "$D"/empties/e*.u64 -t u64 -o "$D/e.none") \
+  >"$WORK/stdout" 2>"$WORK/stderr"
+RC=$?
+expect_rc 0
+expect_same "$D/e.merged" "$D/u64.out"
+"$PY" - "$D/e.merged.idx" "$D/u64.out" <<'PY' || fail "positions of the one non-empty input: not 0..n-1"
+import os, struct, sys
+n = os.path.getsize(sys.argv[2]) // 8
+assert struct.unpack("<%dQ" % n, open(sys.argv[1], "rb").read()) == tuple(range(n))
+PY
+[[ -f "$D/e.none" && ! -s "$D/e.none" ]] || fail "100 empty inputs: no empty output"
+rm -f "$D/e.merged" "$D/e.merged.idx" "$D/e.none"
 rm -rf "$D/empties" "$M300"
+expect_temp_empty
 end
 
 begin "merge to standard output, one thread, equals the file output; check agrees"
