@@ -23,6 +23,7 @@ namespace {
 // 5461 of them, over a GiB of records each.
 constexpr std::size_t kRunTableBytes = std::size_t{64} << 10;
 constexpr std::size_t kNoInput = SIZE_MAX;
+constexpr std::size_t kPassedOn = SIZE_MAX;
 // Descriptors open besides the streams when /proc/self/fd cannot be listed (standard ones, the
 // outputs and their rings, the statistics).
 constexpr std::size_t kDescriptorsGuessed = 16;
@@ -40,6 +41,9 @@ struct Source {
   std::shared_ptr<TempRun> run;
   std::uint64_t first_position = 0;  // an input's: its first record's place in the concatenation
   bool carries_positions = false;    // a run's records carry theirs
+  // A run this pass made: the merges as they come it went through (sort/merge_plan.hpp:
+  // runs_counter_arity); kPassedOn for what a pass hands on untouched.
+  std::size_t level = kPassedOn;
 };
 
 // A pass's run written to its temporary file, one append in flight while the next batch is merged.
@@ -174,35 +178,63 @@ class MergeDriver {
     const std::size_t number = outcome_.passes.size() + 1;
     std::vector<Source> next;
     std::size_t at = 0;
-    for (std::size_t size : merge_pass_groups(sources.size(), outcome_.plan.fan_in)) {
+    const std::vector<std::size_t> groups = merge_pass_groups(sources.size(), outcome_.plan.fan_in);
+    const auto made = std::size_t(std::count_if(groups.begin(), groups.end(), [](std::size_t g) { return g > 1; }));
+    const std::size_t held_before = runs_in(sources);
+    const std::size_t arity = runs_counter_arity(
+        made, outcome_.plan.runs_held > held_before ? outcome_.plan.runs_held - held_before : 0, outcome_.plan.fan_in);
+    for (std::size_t size : groups) {
       const std::span<Source> group(sources.data() + at, size);
       at += size;
       if (size == 1) {
         next.push_back(std::move(group[0]));
+        next.back().level = kPassedOn;
         continue;
       }
       next.push_back(merge_into_run(group, number, report));
+      next.back().level = 0;
       for (Source& source : group) source.run.reset();
-      hold_runs_within_plan(next, runs_in(std::span<const Source>(sources).subspan(at)), number, report);
+      hold_runs_within_plan(next, arity, runs_in(std::span<const Source>(sources).subspan(at)), number, report);
     }
     report.seconds = pass.seconds();
     outcome_.passes.push_back(report);
     return next;
   }
 
-  // Each run holds a descriptor until a pass merges it (a nameless file cannot be opened again): while
-  // this pass's runs and the HELD_ELSEWHERE ones of the pass before are more than the plan allows
-  // (runs_held_at_most), the newest sources of this pass, consecutive so that the merge stays stable,
-  // are merged into one run. Without it, 300 inputs under `ulimit -n 64` (fan-in 2) held 150 runs.
-  void hold_runs_within_plan(std::vector<Source>& next, std::size_t held_elsewhere, std::size_t number,
-                             MergePassReport& report) {
-    while (next.size() >= 2 && runs_in(next) + held_elsewhere > outcome_.plan.runs_held) {
-      const std::size_t size = std::min(next.size(), outcome_.plan.fan_in);
+  // Each run holds a descriptor until a pass merges it (a nameless file cannot be opened again). With
+  // ARITY (not 0), the newest ARITY runs of this pass, when of one level, are merged into one of the
+  // next (runs_counter_arity). And while this pass's runs and the HELD_ELSEWHERE ones of the pass
+  // before are still more than the plan allows (runs_held_at_most), the newest sources are merged
+  // into one run. Either way the merged sources are consecutive, so that the merge stays stable.
+  // Without it, 300 inputs under `ulimit -n 64` (fan-in 2) held 150 runs.
+  void hold_runs_within_plan(std::vector<Source>& next, std::size_t arity, std::size_t held_elsewhere,
+                             std::size_t number, MergePassReport& report) {
+    for (;;) {
+      std::size_t size = 0;
+      if (arity >= 2 && newest_of_one_level(next, arity)) {
+        size = arity;
+      } else if (next.size() >= 2 && runs_in(next) + held_elsewhere > outcome_.plan.runs_held) {
+        size = std::min(next.size(), outcome_.plan.fan_in);
+      } else {
+        return;
+      }
       std::vector<Source> newest(std::make_move_iterator(next.end() - std::ptrdiff_t(size)),
                                  std::make_move_iterator(next.end()));
       next.resize(next.size() - size);
+      std::size_t level = 0;
+      for (const Source& source : newest) level = std::max(level, source.level == kPassedOn ? 0 : source.level + 1);
       next.push_back(merge_into_run(newest, number, report));
+      next.back().level = level;
     }
+  }
+
+  // Whether the newest COUNT of SOURCES are runs this pass made, all of one level.
+  static bool newest_of_one_level(std::span<const Source> sources, std::size_t count) {
+    if (sources.size() < count) return false;
+    const std::span<const Source> newest = sources.last(count);
+    return std::all_of(newest.begin(), newest.end(), [&](const Source& source) {
+      return source.run != nullptr && source.level != kPassedOn && source.level == newest.front().level;
+    });
   }
 
   // GROUP merged into a new run, counted in REPORT.

@@ -4,6 +4,7 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "core/error.hpp"
 #include "sort/chunk_size.hpp"
@@ -93,6 +94,23 @@ std::size_t runs_held_at_most(const MergePlan& plan, std::size_t in_use) {
   constexpr std::size_t kMargin = 16;
   const std::size_t taken = in_use + kFilesPerSource * plan.fan_in + kMargin;
   return std::max<std::size_t>(2, plan.open_file_limit > taken ? plan.open_file_limit - taken : 0);
+}
+
+std::size_t runs_counter_arity(std::size_t runs, std::size_t room, std::size_t fan_in) {
+  RMGSORT_EXPECTS(fan_in >= 2, "a merge fan-in of at least 2");
+  if (runs <= room) return 0;
+  for (std::size_t levels = 1;; ++levels) {
+    // The least arity whose LEVELS levels take RUNS runs: arity^levels >= runs.
+    const auto root = std::size_t(std::pow(double(runs), 1.0 / double(levels)));
+    std::size_t arity = std::max<std::size_t>(2, root > 1 ? root - 1 : 2);
+    const auto reaches = [&](std::size_t k) {
+      std::uint64_t taken = 1;
+      for (std::size_t l = 0; l < levels && taken < runs; ++l) taken *= k;
+      return taken >= runs;
+    };
+    while (!reaches(arity)) ++arity;
+    if (arity == 2 || (arity <= fan_in && (arity - 1) * levels <= room)) return arity;
+  }
 }
 
 std::size_t open_descriptors(std::size_t fallback) {

@@ -141,6 +141,30 @@ TYPED_TEST(MergeInputsKeysTest, RunsHeldWithinTheLimitGiveTheStableMerge) {
   }
 }
 
+// When a pass's runs would outnumber what it may hold, it merges them as they come, as a counter
+// (sort/merge_plan.hpp: runs_counter_arity): each record merged about log(runs) times, not once per
+// run made after it, as when the newest runs alone were merged again whenever they were too many
+// (600 inputs, fan-in 4, 6 runs held: 25.8 times the records before, 9.3 now).
+TEST(MergeInputsRunsHeldTest, RunsMadeBeyondTheLimitAreMergedAsACounter) {
+  const RecordLayout layout = RecordLayout::bare_key(KeyType::u64);
+  std::vector<std::size_t> sizes;
+  for (std::size_t i = 0; i < 600; ++i) sizes.push_back(10 + (i * 37) % 20);
+  const TestRuns runs = testing::make_runs(layout, SortOrder::ascending, sizes, 9);
+  MergeFixture merge;
+  merge.add_runs(runs);
+  merge.job().fan_in_limit = 4;
+  merge.job().runs_held_limit = 6;
+  const MergeOutcome outcome = merge.merge(runs.layout, SortOrder::ascending, true);
+  const std::vector<std::uint64_t> expected = testing::reference_merge_positions(runs, SortOrder::ascending);
+  EXPECT_EQ(merge.positions(), expected);
+  EXPECT_EQ(merge.records(), testing::gather(runs, expected));
+  std::uint64_t merged = 0;
+  for (const MergePassReport& pass : outcome.passes) merged += pass.records;
+  // 150 runs of the first pass through a binary counter: 8 levels at most; the last pass adds 1.
+  EXPECT_LE(merged, 10 * runs.total()) << double(merged) / double(runs.total()) << " times the records";
+  EXPECT_TRUE(merge.temporaries().empty());
+}
+
 TEST(MergeInputsRecordsTest, EveryLayoutThroughAPassOfRuns) {
   for (const RecordLayout& layout : testing::record_test_layouts()) {
     SCOPED_TRACE(testing::layout_name(layout));

@@ -125,6 +125,39 @@ TEST(MergePlanTest, RunsHeldAreWhatTheOpenFilesLeave) {
   EXPECT_EQ(runs_held_at_most(plan, 60), 2u) << "never below 2";
 }
 
+// The counter's arity: none when the runs fit; else the fewest levels ((arity - 1) runs held at each)
+// within the room and the fan-in, down to a binary counter.
+TEST(MergePlanTest, RunsAreMergedAsACounterOnlyWhenTheyWouldBeTooMany) {
+  EXPECT_EQ(runs_counter_arity(30, 30, 10), 0u);
+  EXPECT_EQ(runs_counter_arity(0, 0, 10), 0u);
+  EXPECT_EQ(runs_counter_arity(31, 30, 320), 31u);   // one level: 30 held, then all 31 merged
+  EXPECT_EQ(runs_counter_arity(313, 34, 320), 18u);  // 18^2 >= 313, 2 levels of 17 held
+  EXPECT_EQ(runs_counter_arity(250, 34, 12), 7u);    // 7^3 >= 250, 3 levels of 6 held (16^2: over the fan-in)
+  EXPECT_EQ(runs_counter_arity(1500, 4, 2), 2u);     // a binary counter at least, whatever it holds
+  EXPECT_EQ(runs_counter_arity(50, 6, 4), 2u);       // 4^3 and 3^4 hold 9 and 8: over 6
+  for (std::size_t runs : {3u, 17u, 64u, 65u, 1000u, 100000u})
+    for (std::size_t room : {1u, 4u, 9u, 40u})
+      for (std::size_t fan_in : {2u, 3u, 12u, 320u}) {
+        const std::size_t arity = runs_counter_arity(runs, room, fan_in);
+        if (runs <= room) {
+          EXPECT_EQ(arity, 0u);
+          continue;
+        }
+        EXPECT_GE(arity, 2u);
+        EXPECT_TRUE(arity == 2 || arity <= fan_in) << runs << " " << room << " " << fan_in;
+        std::size_t levels = 0;
+        for (std::uint64_t taken = 1; taken < runs; taken *= arity) ++levels;
+        EXPECT_TRUE(arity == 2 || (arity - 1) * levels <= room) << runs << " " << room << " " << fan_in;
+        // One level fewer would not take the runs at any arity within the fan-in and the room.
+        if (levels > 1 && arity > 2) {
+          std::uint64_t fewer = 1;
+          const std::size_t wider = std::min(fan_in, room / (levels - 1) + 1);
+          for (std::size_t l = 0; l + 1 < levels; ++l) fewer *= wider;
+          EXPECT_LT(fewer, runs) << runs << " " << room << " " << fan_in;
+        }
+      }
+}
+
 TEST(MergePlanTest, OpenDescriptorsCountsThisProcesss) {
   const std::size_t before = open_descriptors(0);
   EXPECT_GE(before, 1u);
