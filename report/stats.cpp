@@ -136,16 +136,17 @@ void StatsOutput::write_file(const Json& json) {
   if (!file_ || file_->staging() == OutputFile::Staging::in_place) disarm_signals();
   const std::string line = json_line(json) + '\n';
   const auto* bytes = reinterpret_cast<const std::byte*>(line.data());
-  if (file_) {
-    write_all(file_->fd(), path_, bytes, line.size());
-    try {
+  if (!file_) descriptor_written_ = true;  // even in part: a second object after it would not parse
+  try {
+    if (file_) {
+      write_all(file_->fd(), path_, bytes, line.size());
       file_->finish_writing();
-    } catch (const Error& e) {
-      rethrow_as_stats_error(e);
+    } else {
+      write_all(descriptor_, descriptor_ == STDOUT_FILENO ? "standard output" : "standard error", bytes, line.size());
     }
-  } else {
-    descriptor_written_ = true;  // even in part: a second object after it would not parse
-    write_all(descriptor_, descriptor_ == STDOUT_FILENO ? "standard output" : "standard error", bytes, line.size());
+  } catch (const Error& e) {
+    failed_ = true;
+    rethrow_as_stats_error(e);
   }
 }
 
@@ -159,6 +160,7 @@ void StatsOutput::commit() {
   try {
     file_->commit();
   } catch (const Error& e) {
+    failed_ = true;
     rethrow_as_stats_error(e);
   }
 }
@@ -169,7 +171,7 @@ void StatsOutput::settle() {
 }
 
 void StatsOutput::write_failure(const Json& json) {
-  if (path_.empty() || (descriptor_ >= 0 && descriptor_written_)) return;
+  if (path_.empty() || failed_ || (descriptor_ >= 0 && descriptor_written_)) return;
   if (descriptor_ < 0) {
     file_.reset();  // its temporary file goes (a committed one stays, to be replaced by the rename)
     try {

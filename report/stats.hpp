@@ -81,7 +81,9 @@ class StatsOutput {
   // A failed run's statistics, in place of any prepared or committed ones: a file gets them through
   // a new temporary file, renamed into place at once; standard output or error gets them unless
   // prepare() already wrote there (those cannot be taken back: prepare() comes after everything but
-  // the outputs' renames). Throws Error when they cannot be written.
+  // the outputs' renames). Nothing when the run's own statistics failed to be written or committed
+  // (the run's error is that failure: a second attempt would only fail again, and say it twice).
+  // Throws Error when they cannot be written.
   void write_failure(const Json& json);
 
  private:
@@ -96,6 +98,7 @@ class StatsOutput {
   bool armed_ = false;
   int descriptor_ = -1;            // written in place: STDOUT_FILENO ("-") or STDERR_FILENO; -1 for a file
   bool descriptor_written_ = false;  // prepare() or write_failure() began writing there
+  bool failed_ = false;              // writing or committing the statistics threw
 };
 
 }  // namespace rmgsort

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
@@ -18,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/error.hpp"
 #include "io/cleanup.hpp"
 #include "report/progress.hpp"
 
@@ -106,6 +108,20 @@ TEST_F(StatsOutputTest, AFailureAfterTheCommitReplacesCommittedStatistics) {
   stats.commit();
   stats.write_failure(Json{{"status", "error"}});
   EXPECT_EQ(contents(path_), "{\"status\":\"error\"}\n");
+}
+
+// Statistics that cannot be written fail the run with an error naming --stats, and the failed run's
+// statistics are not tried again: they would fail the same way and say so a second time.
+TEST(StatsOutputFullDeviceTest, StatisticsThatCannotBeWrittenAreNotTriedAgain) {
+  StatsOutput stats("/dev/full");
+  try {
+    stats.prepare(Json{{"status", "ok"}});
+    ADD_FAILURE() << "writing to /dev/full succeeded";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "--stats: /dev/full: write failed: No space left on device");
+    EXPECT_EQ(e.error_number(), ENOSPC);
+  }
+  EXPECT_NO_THROW(stats.write_failure(Json{{"status", "error"}}));
 }
 
 // A signal after the statistics' rename but before the outputs' (the run has not succeeded): the
