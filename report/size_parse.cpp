@@ -16,39 +16,59 @@ struct Unit {
   std::uint64_t factor;
 };
 
+// What "<number><suffix>" reads as: a value, or malformed, or a well-formed number beyond 64 bits.
+struct Scaled {
+  std::optional<std::uint64_t> value;
+  bool too_large = false;
+};
+
 // "<number><suffix>" with suffix one of `units` (or none: factor 1). Fractions need a suffix and
-// must come out whole. nullopt for anything malformed or beyond 64 bits.
-std::optional<std::uint64_t> parse_scaled(std::string_view text, std::initializer_list<Unit> units) {
+// must come out whole.
+Scaled parse_scaled(std::string_view text, std::initializer_list<Unit> units) {
   std::size_t number_end = 0;
   while (number_end < text.size() && (std::isdigit(static_cast<unsigned char>(text[number_end])) || text[number_end] == '.'))
     ++number_end;
   const std::string_view number = text.substr(0, number_end);
   const std::string_view suffix = text.substr(number_end);
-  if (number.empty()) return std::nullopt;
+  if (number.empty()) return {};
 
   std::uint64_t factor = 1;
   if (!suffix.empty()) {
     const Unit* unit = nullptr;
     for (const Unit& u : units)
       if (u.suffix == suffix) unit = &u;
-    if (unit == nullptr) return std::nullopt;
+    if (unit == nullptr) return {};
     factor = unit->factor;
   }
 
   if (number.find('.') == std::string_view::npos) {
     std::uint64_t whole = 0;
     const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), whole);
-    if (ec != std::errc() || end != number.data() + number.size()) return std::nullopt;
-    if (whole != 0 && factor > UINT64_MAX / whole) return std::nullopt;
-    return whole * factor;
+    if (end != number.data() + number.size()) return {};
+    if (ec == std::errc::result_out_of_range) return {std::nullopt, true};
+    if (ec != std::errc()) return {};
+    if (whole != 0 && factor > UINT64_MAX / whole) return {std::nullopt, true};
+    return {whole * factor};
   }
-  if (factor == 1) return std::nullopt;
+  if (factor == 1) return {};
   double value = 0;
   const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), value);
-  if (ec != std::errc() || end != number.data() + number.size()) return std::nullopt;
+  if (ec != std::errc() || end != number.data() + number.size()) return {};
   const double scaled = value * double(factor);
-  if (!(scaled < 18446744073709551616.0) || scaled != std::floor(scaled)) return std::nullopt;
-  return std::uint64_t(scaled);
+  if (!(scaled < 18446744073709551616.0)) return {std::nullopt, true};
+  if (scaled != std::floor(scaled)) return {};
+  return {std::uint64_t(scaled)};
+}
+
+// The value of SCALED, or an Error naming OPTION and TEXT: too large, or malformed as EXPECTED says.
+std::uint64_t value_or_throw(const Scaled& scaled, std::string_view option, std::string_view what,
+                             std::string_view text, std::string_view expected) {
+  if (scaled.value) return *scaled.value;
+  if (scaled.too_large)
+    throw Error(std::string(option) + ": " + std::string(what) + " '" + std::string(text) +
+                "' is too large (more than 2^64 - 1)");
+  throw Error(std::string(option) + ": malformed " + std::string(what) + " '" + std::string(text) + "' (" +
+              std::string(expected) + ")");
 }
 
 }  // namespace
@@ -59,11 +79,10 @@ std::uint64_t parse_size(std::string_view text, std::string_view option, bool al
                                          {"M", M},    {"m", M},    {"MB", M},   {"MiB", M},  {"G", G},
                                          {"g", G},    {"GB", G},   {"GiB", G},  {"T", T},    {"t", T},
                                          {"TB", T},   {"TiB", T}});
-  if (!bytes)
-    throw Error(std::string(option) + ": malformed size '" + std::string(text) +
-                "' (expected a whole number of bytes with an optional K, M, G or T suffix, e.g. 512M)");
-  if (*bytes == 0 && !allow_zero) throw Error(std::string(option) + ": size must be greater than zero");
-  return *bytes;
+  const std::uint64_t value = value_or_throw(
+      bytes, option, "size", text, "expected a whole number of bytes with an optional K, M, G or T suffix, e.g. 512M");
+  if (value == 0 && !allow_zero) throw Error(std::string(option) + ": size must be greater than zero");
+  return value;
 }
 
 std::uint64_t parse_size_or_percent(std::string_view text, std::string_view option, std::uint64_t whole) {
@@ -90,10 +109,8 @@ std::uint64_t parse_size_or_percent(std::string_view text, std::string_view opti
 
 std::uint64_t parse_count(std::string_view text, std::string_view option) {
   const auto count = parse_scaled(text, {{"k", 1000ULL}, {"K", 1000ULL}, {"M", 1000000ULL}, {"G", 1000000000ULL}});
-  if (!count)
-    throw Error(std::string(option) + ": malformed count '" + std::string(text) +
-                "' (expected a whole number with an optional k, M or G suffix, e.g. 4G = 4000000000)");
-  return *count;
+  return value_or_throw(count, option, "count", text,
+                        "expected a whole number with an optional k, M or G suffix, e.g. 4G = 4000000000");
 }
 
 std::string format_bytes_exactly(std::uint64_t bytes) {

@@ -21,7 +21,7 @@ TEST(ParseSizeTest, SuffixesArePowersOf1024) {
 }
 
 TEST(ParseSizeTest, MalformedSizesNameTheOptionAndTheText) {
-  for (const char* bad : {"", "G", "12Q", "1.5", "-1", "1e9", "1 G", "0.3K", "99999999999T", "18446744073709551616"}) {
+  for (const char* bad : {"", "G", "12Q", "1.5", "-1", "1e9", "1 G", "0.3K"}) {
     try {
       (void)parse_size(bad, "--host-memory");
       ADD_FAILURE() << "accepted '" << bad << "'";
@@ -32,6 +32,26 @@ TEST(ParseSizeTest, MalformedSizesNameTheOptionAndTheText) {
     }
   }
   EXPECT_THROW((void)parse_size("0", "--gpu-memory"), Error);
+}
+
+// A well-formed number beyond 64 bits is too large, not malformed.
+TEST(ParseSizeTest, SizesBeyond64BitsAreTooLarge) {
+  for (const char* large : {"99999999999T", "18446744073709551616", "16777216T", "16777216.5T", "100000000000000000000K"}) {
+    try {
+      (void)parse_size(large, "--host-memory");
+      ADD_FAILURE() << "accepted '" << large << "'";
+    } catch (const Error& e) {
+      EXPECT_EQ(std::string(e.what()), std::string("--host-memory: size '") + large + "' is too large (more than 2^64 - 1)");
+    }
+  }
+  EXPECT_EQ(parse_size("16777215T", "--x"), 16777215ull << 40);
+  EXPECT_EQ(parse_size("18446744073709551615", "--x"), UINT64_MAX);
+  try {
+    (void)parse_count("18446744073709552G", "--count");
+    ADD_FAILURE() << "accepted a count beyond 64 bits";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "--count: count '18446744073709552G' is too large (more than 2^64 - 1)");
+  }
 }
 
 TEST(ParseSizeOrPercentTest, PercentagesAreSharesOfTheWhole) {
