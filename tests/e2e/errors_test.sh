@@ -68,8 +68,8 @@ sort_error "malformed --host-memory 12Q" "--host-memory;12Q" sort "$IN/keys.bin"
 sort_error "malformed --host-memory -1" "--host-memory;-1" sort "$IN/keys.bin" -o @OUT@ -t u32 --host-memory=-1
 sort_error "malformed --host-memory 1.5 (a fraction needs a suffix)" "--host-memory;1.5" sort "$IN/keys.bin" -o @OUT@ -t u32 --host-memory 1.5
 sort_error "malformed --host-memory 1.3K (not a whole number of bytes)" "--host-memory;1.3K" sort "$IN/keys.bin" -o @OUT@ -t u32 --host-memory 1.3K
-sort_error "malformed --host-memory 99999999999999999999 (beyond 64 bits)" "--host-memory" sort "$IN/keys.bin" -o @OUT@ -t u32 --host-memory 99999999999999999999
-sort_error "malformed --host-memory 20000000T (beyond 64 bits)" "--host-memory;20000000T" sort "$IN/keys.bin" -o @OUT@ -t u32 --host-memory 20000000T
+sort_error "--host-memory 99999999999999999999 is too large (beyond 64 bits)" "--host-memory;too large" sort "$IN/keys.bin" -o @OUT@ -t u32 --host-memory 99999999999999999999
+sort_error "--host-memory 20000000T is too large (beyond 64 bits)" "--host-memory;20000000T' is too large" sort "$IN/keys.bin" -o @OUT@ -t u32 --host-memory 20000000T
 sort_error "--host-memory 0" "--host-memory" sort "$IN/keys.bin" -o @OUT@ -t u32 --host-memory 0
 sort_error "malformed --gpu-memory" "--gpu-memory;lots" sort "$IN/keys.bin" -o @OUT@ -t u32 --gpu-memory lots
 sort_error "--threads 0" "--threads" sort "$IN/keys.bin" -o @OUT@ -t u32 --threads 0
