@@ -305,9 +305,8 @@ int dispatch(int argc, char** argv, std::string& command) {
            std::strcmp(word, "check") == 0;
   };
   if (argc > 1 && argv[1][0] != '-' && !is_command(argv[1])) {
-    std::fprintf(stderr,
-                 "rmgsort: unknown command '%s' (expected sort, merge, generate or check; see rmgsort --help)\n",
-                 argv[1]);
+    print_error_line(std::string("unknown command '") + argv[1] +
+                     "' (expected sort, merge, generate or check; see rmgsort --help)");
     return kExitError;
   }
   try {

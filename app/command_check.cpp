@@ -17,6 +17,7 @@
 #include "host/order_check.hpp"
 #include "io/blocking_io.hpp"
 #include "io/standard_descriptors.hpp"
+#include "report/printable.hpp"
 #include "report/progress.hpp"
 #include "report/stopwatch.hpp"
 
@@ -154,7 +155,7 @@ int run_check(const CheckOptions& options) {
   progress.finish();  // (before the wall time is read: the summary's time includes the last phase's)
   progress.summary({"checked", bytes_checked, wall.seconds(), "cpu", ""});
   // Written at once, so that a reader that closed the pipe is an Error (app/error_message.hpp).
-  const std::string line = (ok ? "OK " : "FAIL ") + summary + "\n";
+  const std::string line = (ok ? "OK " : "FAIL ") + without_controls(summary) + "\n";
   write_all(STDOUT_FILENO, "standard output", reinterpret_cast<const std::byte*>(line.data()), line.size());
   return ok ? kExitOk : kExitCheckFailed;
 }

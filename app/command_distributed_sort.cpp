@@ -255,13 +255,13 @@ int run_distributed_sort(const SortOptions& options) {
     const int code = sort_distributed(communicator, options, report, stats);
     if (code == kExitCheckFailed) {
       const std::string message = "--verify failed: " + report.verify_failure + "; nothing was committed";
-      if (communicator.rank() == 0) std::fprintf(stderr, "rmgsort: %s\n", message.c_str());
+      if (communicator.rank() == 0) print_error_line(message);
       write_failure_stats(communicator, options, report, stats, RunEnd{kExitCheckFailed, message});
     }
     return code;
   } catch (const dist::MpiError& e) {
     // The ranks cannot agree any more: this one ends the job (its temporary files go first).
-    std::fprintf(stderr, "rmgsort: %s: %s\n", communicator.name().c_str(), e.what());
+    print_error_line(communicator.name() + ": " + e.what());
     unlink_registered_paths();
     communicator.abort(kExitError);
   } catch (const dist::RankFailure& e) {
@@ -270,14 +270,14 @@ int run_distributed_sort(const SortOptions& options) {
     // rank exits nonzero, which may cut off a rank that has not printed yet.
     const std::string message = e.this_rank() ? communicator.name() + ": " + e.what()
                                               : communicator.name() + ": stopped, nothing committed: " + e.what();
-    std::fprintf(stderr, "rmgsort: %s\n", message.c_str());
+    print_error_line(message);
     std::fflush(stderr);
     write_failure_stats(communicator, options, report, stats, RunEnd{kExitError, message});
     communicator.barrier();
     return kExitError;
   } catch (const std::exception& e) {
     // Not agreed on: the other ranks may wait in a collective for this one, so it ends the job.
-    std::fprintf(stderr, "rmgsort: %s: %s\n", communicator.name().c_str(), error_message(e, "sort").c_str());
+    print_error_line(communicator.name() + ": " + error_message(e, "sort"));
     unlink_registered_paths();
     communicator.abort(kExitError);
   }

@@ -89,7 +89,7 @@ void write_failure_stats(StatsOutput& stats, const MergeOptions& options, const 
   try {
     stats.write_failure(merge_stats_json(options, report));
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "rmgsort: %s (the failed run's statistics were not written)\n", e.what());
+    print_statistics_not_written(e);
   }
 }
 

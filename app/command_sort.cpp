@@ -168,7 +168,7 @@ void write_failure_stats(StatsOutput& stats, const SortOptions& options, const s
   try {
     stats.write_failure(sort_stats_json(options, plan ? &*plan : nullptr, report));
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "rmgsort: %s (the failed run's statistics were not written)\n", e.what());
+    print_statistics_not_written(e);
   }
 }
 

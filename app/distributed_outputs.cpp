@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "app/error_message.hpp"
 #include "dist/rank_agreement.hpp"
 #include "io/blocking_io.hpp"
 
@@ -40,7 +41,7 @@ int finish(const dist::Communicator& communicator, const SortOptions& options, D
     for (const std::string* path : {&options.output, &options.index_output})
       if (!path->empty())
         for (const std::string& failure : dist::remove_stale_parts(*path, communicator.size()))
-          std::fprintf(stderr, "rmgsort: warning: %s\n", failure.c_str());
+          print_error_line("warning: " + failure);
   return kExitOk;
 }
 
@@ -54,7 +55,7 @@ void write_failure_stats(const dist::Communicator& communicator, const SortOptio
     const Json distributed = report.gather(communicator);
     if (stats) stats->write_failure(report.stats_json(options, distributed, end));
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "rmgsort: %s (the failed run's statistics were not written)\n", e.what());
+    print_statistics_not_written(e);
   }
 }
 

@@ -11,6 +11,7 @@
 #include "core/error.hpp"
 #include "io/cleanup.hpp"
 #include "io/output_file.hpp"
+#include "report/printable.hpp"
 #include "report/progress.hpp"
 
 namespace rmgsort {
@@ -89,10 +90,20 @@ std::string uncommitted_outputs(const std::optional<OutputFile>& output, const s
   return "what was already written to " + streamed + " cannot be taken back: discard it";
 }
 
+void print_error_line(const std::string& text) { std::fprintf(stderr, "rmgsort: %s\n", without_controls(text).c_str()); }
+
+void print_statistics_not_written(const std::exception& error) noexcept {
+  try {
+    print_error_line(std::string(error.what()) + " (the failed run's statistics were not written)");
+  } catch (...) {
+    // Out of memory for the line: the run's own error still follows.
+  }
+}
+
 void print_failure(const std::string& message, int exit_status) {
   const std::string json = json_progress_failure(message, exit_status);
   if (!json.empty()) std::fprintf(stderr, "%s\n", json.c_str());
-  std::fprintf(stderr, "rmgsort: %s\n", message.c_str());
+  print_error_line(message);
 }
 
 }  // namespace rmgsort

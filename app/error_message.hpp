@@ -25,10 +25,18 @@ namespace rmgsort {
 // kExitError (2). What --stats records.
 [[nodiscard]] int exit_status_of(const std::exception& error);
 
+// Writes "rmgsort: TEXT" on standard error, as one line: TEXT's control characters (a file name's)
+// written as '?' (report/printable.hpp).
+void print_error_line(const std::string& text);
+
 // Writes the line that ends a failed run on standard error, "rmgsort: MESSAGE", preceded under
 // --progress json by the failure's object (report/progress.hpp's json_progress_failure) with
 // EXIT_STATUS.
 void print_failure(const std::string& message, int exit_status);
+
+// Says on standard error that a failed run's --stats could not be written (ERROR: why); the run
+// still ends with its own error.
+void print_statistics_not_written(const std::exception& error) noexcept;
 
 class OutputFile;
 

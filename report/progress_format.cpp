@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "report/json.hpp"
+#include "report/printable.hpp"
 #include "report/size_parse.hpp"
 
 namespace rmgsort {
@@ -13,16 +14,6 @@ namespace {
 constexpr const char* kLinePrefix = "rmgsort: ";
 
 bool utf8_continuation(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
-
-// TEXT with each control character (a file name may hold "\r" or "\n") written as '?': a line of
-// progress stays one line, and a terminal's redraw erases it whole.
-std::string without_controls(std::string text) {
-  for (char& c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (byte < 0x20 || byte == 0x7f) c = '?';
-  }
-  return text;
-}
 
 // TEXT in at most WIDTH bytes, its middle replaced by "..." when it does not fit. The cuts never
 // split a UTF-8 sequence (the path in a phase name may hold any).

@@ -50,6 +50,16 @@ echo "== input errors"
 sort_error "missing input" "missing.bin;No such file or directory" sort "$IN/missing.bin" -o @OUT@ -t u32
 sort_error "missing second input" "missing.bin;No such file or directory" sort "$IN/keys.bin" "$IN/missing.bin" -o @OUT@ -t u32
 sort_error "second input of 4001 bytes" "odd4001.bin;4001;not a whole number;u32" sort "$IN/keys.bin" "$IN/odd4001.bin" -o @OUT@ -t u32
+# A name's control characters ("\n", a terminal's escape sequence) are written as '?': one line.
+head -c 12 /dev/urandom >"$IN/"$'bad\nname\e[7m.bin'
+sort_error "a name with a newline and an escape sequence, as one line with '?' for them" \
+  "bad?name?[7m.bin: 12 bytes are not a whole number of" sort "$IN/"$'bad\nname\e[7m.bin' -o @OUT@ -t u64
+begin "that message is one line of printable characters"
+rmg sort "$IN/"$'bad\nname\e[7m.bin' -o "$WORK/fresh.out" -t u64
+expect_rc 2
+[[ $(wc -l <"$WORK/stderr") -eq 1 ]] || fail "the message is not one line: $(cat -A "$WORK/stderr")"
+LC_ALL=C grep -q $'[\x01-\x09\x0b-\x1f\x7f]' "$WORK/stderr" && fail "a control character in: $(cat -A "$WORK/stderr")"
+end
 sort_error "input is a directory" "adir: is a directory, not a file to read" sort "$WORK/adir" -o @OUT@ -t u32
 sort_error "u32 input of 4001 bytes" "odd4001.bin;4001;not a whole number;u32" sort "$IN/odd4001.bin" -o @OUT@ -t u32
 sort_error "u64 input of 12 bytes" "odd12.bin;12;not a whole number;u64" sort "$IN/odd12.bin" -o @OUT@ -t u64
