@@ -105,7 +105,8 @@ std::vector<std::optional<timespec>> input_write_times(const SortInput& input) {
   std::vector<std::optional<timespec>> times;
   for (const InputPart& part : input.input.parts()) {
     struct stat st {};
-    if (part.file.regular && ::fstat(part.file.fd, &st) == 0) {
+    std::optional<InputFile> spare;
+    if (part.file.regular && ::fstat(part_file(part, spare).fd, &st) == 0) {
       times.push_back(st.st_mtim);
     } else {
       times.push_back(std::nullopt);

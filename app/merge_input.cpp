@@ -1,49 +1,14 @@
 #include "app/merge_input.hpp"
 
-#include <sys/stat.h>
-
 #include <memory>
 #include <utility>
 
 #include "core/error.hpp"
-#include "io/file_identity.hpp"
 #include "io/npy_input.hpp"
+#include "io/reopened_input.hpp"
 
 namespace rmgsort {
 namespace {
-
-// The time FD's file was last written (its contents), or nullopt where fstat fails.
-std::optional<timespec> modified(int fd) {
-  struct stat st {};
-  if (::fstat(fd, &st) != 0) return std::nullopt;
-  return st.st_mtim;
-}
-
-bool same_time(const std::optional<timespec>& a, const std::optional<timespec>& b) {
-  return a && b && a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
-}
-
-// What probing a regular file learnt, to open it again for its pass.
-struct RegularFile {
-  std::string path;
-  std::optional<FileIdentity> identity;
-  std::uint64_t data_offset = 0;
-  std::uint64_t data_bytes = 0;
-  std::optional<timespec> modified;
-};
-
-// An input read in a later pass is the file, the size and the contents it was (its modification
-// time: a file written over in place, same size, was merged with its new records, exit 0).
-OpenedInput reopen(const RegularFile& probed) {
-  InputFile file = open_input(probed.path);
-  if (!file.regular || identity_of_descriptor(file.fd) != probed.identity ||
-      file.size != probed.data_offset + probed.data_bytes || !same_time(modified(file.fd), probed.modified))
-    throw Error(probed.path + ": changed while merge read its inputs (it is another file now, another size, "
-                "or written since)");
-  file.data_offset = probed.data_offset;
-  file.size = probed.data_bytes;
-  return OpenedInput{std::move(file), {}};
-}
 
 // The records of a raw input: the options' (--type required, --key refused).
 RecordLayout raw_layout(const MergeOptions& options, const std::string& name) {
@@ -134,8 +99,9 @@ MergeInputFiles open_merge_inputs(const MergeOptions& options) {
         return opened;
       };
     } else {
-      RegularFile probed{file.path, identity_of_descriptor(file.fd), file.data_offset, file.size, modified(file.fd)};
-      input.open = [probed] { return reopen(probed); };
+      input.open = [probe = probe_input(file)] {
+        return OpenedInput{reopen_input(probe, "merge read its inputs"), {}};
+      };
     }
     files.inputs.push_back(std::move(input));
   }

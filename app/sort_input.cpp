@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "core/error.hpp"
+#include "sort/merge_plan.hpp"
 
 namespace rmgsort {
 namespace {
@@ -59,7 +60,13 @@ SortInput open_sort_input(const SortOptions& options) {
   std::vector<InputPart> parts;
   // The options' words for what a device is not (a .npy header is only read once it is refused).
   const char* what = options.layout.is_bare_key() ? "keys" : "records";
-  for (const std::string& path : options.inputs) parts.push_back(open_input_part(path, what));
+  // Beyond what the open-file limit holds at once, each regular input is closed once checked, and
+  // opened again for its turn: a sort of more inputs than `ulimit -Hn` failed "Too many open files".
+  const std::size_t held_at_most = inputs_held_open_at_most(raise_open_file_limit());
+  for (const std::string& path : options.inputs) {
+    parts.push_back(open_input_part(path, what));
+    if (parts.size() > held_at_most) close_until_read(parts.back());
+  }
   SortInput input;
   if (parts.front().npy) {
     input.npy.emplace();

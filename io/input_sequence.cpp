@@ -47,6 +47,22 @@ InputPart open_input_part(const std::string& path, std::string_view what) {
   return part;
 }
 
+std::size_t inputs_held_open_at_most(std::size_t limit) { return std::max<std::size_t>(limit / 2, 1); }
+
+void close_until_read(InputPart& part) {
+  if (!part.file.regular || part.file.is_stdin() || part.closed) return;
+  part.closed = probe_input(part.file);
+  InputFile closing = std::move(part.file);
+  part.file = InputFile(closing.path, -1, true, closing.size);
+  part.file.data_offset = closing.data_offset;
+}
+
+const InputFile& part_file(const InputPart& part, std::optional<InputFile>& spare) {
+  if (!part.closed) return part.file;
+  spare = reopen_input(*part.closed, "rmgsort read its inputs");
+  return *spare;
+}
+
 InputSequence::InputSequence(std::vector<InputPart> parts, const RecordLayout& layout)
     : parts_(std::move(parts)), layout_(layout) {
   RMGSORT_EXPECTS(!parts_.empty() && layout.valid(), "InputSequence: at least one part, a valid layout");
@@ -68,9 +84,10 @@ std::size_t InputSequence::read_at(std::byte* dst, std::size_t bytes, std::uint6
   std::size_t p = std::size_t(std::upper_bound(starts_.begin(), starts_.end(), offset) - starts_.begin());
   std::size_t got = 0;
   for (p = p == 0 ? 0 : p - 1; p < parts_.size() && got < bytes; ++p) {
-    const InputFile& file = parts_[p].file;
     const std::uint64_t at = offset + got - starts_[p];  // in the part's data
-    if (at >= file.size) continue;
+    if (at >= parts_[p].file.size) continue;
+    std::optional<InputFile> spare;
+    const InputFile& file = part_file(parts_[p], spare);
     const std::size_t want = std::size_t(std::min<std::uint64_t>(bytes - got, file.size - at));
     pread_exactly(file, dst + got, want, at);
     got += want;
@@ -90,7 +107,8 @@ std::size_t InputSequence::read(std::byte* dst, std::size_t bytes) {
     if (part.file.regular) {
       // By position, up to its size at open, as the regular readers read it.
       got = std::size_t(std::min<std::uint64_t>(bytes - done, part.file.size - part_bytes_));
-      pread_exactly(part.file, dst + done, got, part_bytes_);
+      const InputFile& file = part.closed && current_file_ ? *current_file_ : part_file(part, current_file_);
+      pread_exactly(file, dst + done, got, part_bytes_);
       part_ended = part_bytes_ + got == part.file.size;
     } else if (part_bytes_ < part.head.size()) {
       got = std::min(bytes - done, std::size_t(part.head.size() - part_bytes_));
@@ -112,6 +130,7 @@ std::size_t InputSequence::read(std::byte* dst, std::size_t bytes) {
       finish_part(part);
       ++current_;
       part_bytes_ = 0;
+      current_file_.reset();
     }
   }
   bytes_read_ += done;

@@ -21,6 +21,7 @@
 #include "core/record_layout.hpp"
 #include "io/input_file.hpp"
 #include "io/npy_format.hpp"
+#include "io/reopened_input.hpp"
 
 namespace rmgsort {
 
@@ -32,12 +33,29 @@ struct InputPart {
   // handed on before the descriptor is read.
   std::vector<std::byte> head;
   bool ended = false;  // a stream whose end was met while its head was read: its data is `head`, all of it
+  // A regular file closed until it is read (close_until_read): what it was. Its `file` keeps its
+  // name, size and data_offset, without a descriptor; read it through part_file().
+  std::optional<InputProbe> closed;
 };
 
 // Opens PATH ("-": standard input) and reads its .npy header, if it starts with one (io/npy_input.hpp).
 // Throws rmgsort::Error naming the file, as open_input() and read_npy_header() do, and, before
 // reading anything, as refuse_character_device(WHAT) does (/dev/null accepted: an empty input).
 [[nodiscard]] InputPart open_input_part(const std::string& path, std::string_view what);
+
+// How many inputs a sort holds open at once: half the open-file limit LIMIT (the rest for the
+// readers' rings and O_DIRECT twins, the outputs, spill files, the GPU driver's); beyond them,
+// each regular input is closed once opened and checked, and opened again for its turn.
+[[nodiscard]] std::size_t inputs_held_open_at_most(std::size_t limit);
+
+// Closes PART's descriptor when it is a regular file other than standard input, keeping what it
+// was; part_file() opens it again. (A stream cannot be opened again: it stays open.)
+void close_until_read(InputPart& part);
+
+// PART's file to read: itself while it holds its descriptor, else opened again into SPARE (which the
+// caller keeps while it reads it). Throws rmgsort::Error naming the file when it is not the file,
+// the size and the contents it was when first opened.
+[[nodiscard]] const InputFile& part_file(const InputPart& part, std::optional<InputFile>& spare);
 
 class InputSequence {
  public:
@@ -82,6 +100,7 @@ class InputSequence {
   std::size_t current_ = 0;
   std::uint64_t part_bytes_ = 0;
   std::uint64_t bytes_read_ = 0;
+  std::optional<InputFile> current_file_;  // the part read() stands in, when opened again
 };
 
 }  // namespace rmgsort

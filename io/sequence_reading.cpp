@@ -30,7 +30,8 @@ ReadStats read_sequence_file(const InputSequence& input, std::byte* dst, const R
         on_block(start + offset, data, length);
       };
     }
-    const ReadStats stats = read_file(part.file, dst + start, part.file.size, options, shifted);
+    std::optional<InputFile> spare;
+    const ReadStats stats = read_file(part_file(part, spare), dst + start, part.file.size, options, shifted);
     total.direct_bytes += stats.direct_bytes;
     total.buffered_bytes += stats.buffered_bytes;
     total.threads = std::max(total.threads, stats.threads);
@@ -90,7 +91,8 @@ std::span<const std::byte> SequenceRecords::next_of_file() {
       while (part_ < parts.size() && !has_data(parts[part_])) ++part_;
       if (part_ == parts.size()) return {};
       // Its size was checked to be whole records when it was opened.
-      part_stream_ = std::make_unique<RecordStream>(parts[part_].file, layout_, chunk_bytes_);
+      part_stream_.reset();  // (before the file it reads goes)
+      part_stream_ = std::make_unique<RecordStream>(part_file(parts[part_], part_file_), layout_, chunk_bytes_);
       ++part_;
     }
     const std::span<const std::byte> chunk = part_stream_->next();

@@ -202,6 +202,40 @@ expect_stderr "--stats $M/a.copy: is the input file $M/a.copy"
 expect_same "$M/a.copy" "$M/a.u64"
 end
 
+# More inputs than the open-file limit holds at once: those beyond half of it are closed once
+# checked and opened again for their turn (a hard limit below the inputs failed "Too many open files").
+MANY=$M/many
+mkdir -p "$MANY"
+"$PY" - "$MANY" <<'PY'
+import random, struct, sys
+rng = random.Random(7)
+for i in range(600):
+    keys = [rng.randrange(0, 1000) for _ in range(rng.randrange(0, 400))]
+    open("%s/i%03d.u64" % (sys.argv[1], i), "wb").write(struct.pack("<%dQ" % len(keys), *keys))
+PY
+for path in "in memory:" "spilled:--host-memory 128K"; do
+  name=${path%%:*}
+  read -ra memory <<<"${path#*:}"
+  begin "600 inputs under ulimit -n 200, $name: their concatenation sorted, positions across it"
+  (ulimit -n 200 && "$RMGSORT" sort "$MANY"/i*.u64 -t u64 -o "$M/out" --index-output "$M/idx" "${CPU[@]}" \
+    -T "$M/temp" "${memory[@]}" --stats "$M/stats.json") >"$WORK/stdout" 2>"$WORK/stderr"
+  RC=$?
+  expect_rc 0
+  expect_ref --raw u64 8 0 "$M/out" "$M/idx" "$MANY"/i*.u64
+  if [[ $name == spilled ]]; then
+    [[ $(stat_of "$M/stats.json" spilled) == True ]] || fail "it did not spill"
+  fi
+  end
+done
+begin "600 inputs and standard input under ulimit -n 200: read as one stream, the files in turn"
+(ulimit -n 200 && "$RMGSORT" sort "$MANY"/i*.u64 - -t u64 -o "$M/out" "${CPU[@]}" -T "$M/temp" <"$M/b.u64") \
+  >"$WORK/stdout" 2>"$WORK/stderr"
+RC=$?
+expect_rc 0
+expect_ref --raw u64 8 0 "$M/out" - "$MANY"/i*.u64 "$M/b.u64"
+rm -rf "$MANY"
+end
+
 begin "-o naming the second input: sorted in place, after every input was read"
 cp "$M/c.u64" "$M/c.copy"
 rmg sort "$M/a.u64" "$M/c.copy" -t u64 -o "$M/c.copy" "${CPU[@]}"

@@ -147,6 +147,55 @@ TEST(InputSequence, AStreamMakesTheSequenceAStreamReadInOrder) {
   EXPECT_EQ(input.read(more.data(), more.size()), 0u);  // and stays at its end
 }
 
+// A sort of more inputs than the open-file limit holds closes those beyond it until their turn:
+// read_at() and a stream's read() open such a part again, and refuse it when it changed since.
+TEST(InputSequence, PartsClosedUntilReadAreOpenedAgainForTheirTurn) {
+  EXPECT_EQ(inputs_held_open_at_most(1024), 512u);
+  EXPECT_EQ(inputs_held_open_at_most(1), 1u);
+  test::TempDir dir(test::disk_directory());
+  const std::vector<std::vector<std::byte>> data = {test::pattern_bytes(4 * 1001, 1), test::pattern_bytes(4 * 3, 2),
+                                                    test::pattern_bytes(4 * 7000, 3)};
+  const std::vector<std::byte> all = concatenation(data);
+  std::vector<InputPart> parts = file_parts(dir, data);
+  const std::size_t open_with_all = test::open_descriptor_count();
+  for (InputPart& part : parts) close_until_read(part);
+  EXPECT_EQ(test::open_descriptor_count(), open_with_all - 3);
+  EXPECT_EQ(parts[2].file.size, data[2].size());  // its name and size stay
+  EXPECT_EQ(parts[2].file.path, dir.file("part2"));
+  const InputSequence input(std::move(parts), kU32);
+  ASSERT_TRUE(input.regular());
+  std::vector<std::byte> got(all.size());
+  EXPECT_EQ(input.read_at(got.data(), got.size(), 0), all.size());
+  EXPECT_EQ(got, all);
+  EXPECT_EQ(input.read_at(got.data(), 100, 4 * 1000), 100u);  // across all three parts
+  EXPECT_TRUE(std::equal(got.begin(), got.begin() + 100, all.begin() + 4 * 1000));
+  EXPECT_EQ(test::open_descriptor_count(), open_with_all - 3);
+
+  // Read as a stream (a pipe among them): the closed files by position, in turn.
+  const std::vector<std::byte> pipe_data = test::pattern_bytes(4 * 5000, 4);
+  test::Feeder pipe(pipe_data);
+  std::vector<InputPart> mixed = file_parts(dir, data);
+  mixed.push_back(open_input_part("/dev/fd/" + std::to_string(pipe.input().fd), "keys"));
+  for (InputPart& part : mixed) close_until_read(part);
+  EXPECT_FALSE(mixed.back().closed.has_value());  // a stream cannot be opened again: it stays open
+  InputSequence stream(std::move(mixed), kU32);
+  EXPECT_EQ(read_all(stream, 4093), concatenation({data[0], data[1], data[2], pipe_data}));
+
+  // Written since it was closed (same size, new contents): refused by name, not read.
+  std::vector<InputPart> later = file_parts(dir, data);
+  for (InputPart& part : later) close_until_read(part);
+  const InputSequence changed(std::move(later), kU32);
+  ::usleep(20000);  // a later modification time, on a file system of coarse timestamps too
+  test::write_plain_file(dir.file("part1"), test::pattern_bytes(4 * 3, 9));
+  try {
+    (void)changed.read_at(got.data(), got.size(), 0);
+    ADD_FAILURE() << "a part written since it was closed was read";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), dir.file("part1") + ": changed while rmgsort read its inputs (it is another "
+                                                         "file now, another size, or written since)");
+  }
+}
+
 TEST(InputSequence, AStreamThatIsNoWholeNumberOfRecordsIsNamed) {
   test::TempDir dir(test::disk_directory());
   test::Feeder cut(test::pattern_bytes(12 * 100 + 5));

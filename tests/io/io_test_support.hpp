@@ -179,6 +179,9 @@ inline std::vector<std::string> directory_entries(const std::string& directory) 
   return names;
 }
 
+// The descriptors this process has open (/proc/self/fd's entries).
+inline std::size_t open_descriptor_count() { return directory_entries("/proc/self/fd").size(); }
+
 // Runs BODY in a forked child and returns its wait status. BODY's return value is the exit code; the
 // child never returns into the test framework. The child dumps no core (a signal such as SIGQUIT
 // may end it).

@@ -146,5 +146,31 @@ TEST(SequenceRecords, EmptyInputsHaveNoRecords) {
   EXPECT_TRUE(records.next().empty());
 }
 
+// Parts closed until read (a sort of more inputs than the open-file limit holds): every reader
+// opens each again for its turn and reads the same bytes, holding no descriptor of them after.
+TEST(ReadSequenceFile, PartsClosedUntilReadAreReadTheSame) {
+  test::TempDir dir(test::disk_directory());
+  const std::vector<std::vector<std::byte>> data = record_parts();
+  const auto closed_parts = [&] {
+    std::vector<InputPart> parts = file_parts(dir, data);
+    for (std::size_t i = 1; i < parts.size(); ++i) close_until_read(parts[i]);
+    EXPECT_GE(parts[0].file.fd, 0);
+    EXPECT_EQ(parts[1].file.fd, -1);
+    return parts;
+  };
+  const InputSequence input(closed_parts(), kRecords12);
+  const std::vector<std::byte> all = concatenation(data);
+  HostBuffer dst(all.size());
+  const std::size_t open_before = test::open_descriptor_count();
+  (void)read_sequence_file(input, dst.data(), ReadOptions{});
+  EXPECT_TRUE(std::equal(all.begin(), all.end(), dst.data()));
+  for (const std::size_t chunk_bytes : {std::size_t{12}, std::size_t{12 * 4096}}) {
+    InputSequence records_input(closed_parts(), kRecords12);
+    SequenceRecords records(records_input, kRecords12, chunk_bytes);
+    expect_records(records, chunk_bytes, all);
+  }
+  EXPECT_EQ(test::open_descriptor_count(), open_before) << "a part opened again is still open";
+}
+
 }  // namespace
 }  // namespace rmgsort
