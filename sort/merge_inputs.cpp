@@ -179,10 +179,13 @@ class MergeDriver {
     std::vector<Source> next;
     std::size_t at = 0;
     const std::vector<std::size_t> groups = merge_pass_groups(sources.size(), outcome_.plan.fan_in);
-    const auto made = std::size_t(std::count_if(groups.begin(), groups.end(), [](std::size_t g) { return g > 1; }));
-    const std::size_t held_before = runs_in(sources);
-    const std::size_t arity = runs_counter_arity(
-        made, outcome_.plan.runs_held > held_before ? outcome_.plan.runs_held - held_before : 0, outcome_.plan.fan_in);
+    std::size_t arity = 0;  // merging the runs as they come only when they would be too many
+    if (runs_held_unmerged(sources, groups) > outcome_.plan.runs_held) {
+      const auto made = std::size_t(std::count_if(groups.begin(), groups.end(), [](std::size_t g) { return g > 1; }));
+      const std::size_t held_before = runs_in(sources);
+      const std::size_t room = outcome_.plan.runs_held > held_before ? outcome_.plan.runs_held - held_before : 0;
+      arity = std::max<std::size_t>(2, runs_counter_arity(made, room, outcome_.plan.fan_in));
+    }
     for (std::size_t size : groups) {
       const std::span<Source> group(sources.data() + at, size);
       at += size;
@@ -226,6 +229,21 @@ class MergeDriver {
       next.push_back(merge_into_run(newest, number, report));
       next.back().level = level;
     }
+  }
+
+  // The most runs a pass over SOURCES in GROUPS holds at once when none is merged early: those it
+  // made or passed on, and those of SOURCES not merged yet. (A pass over runs alone never holds more
+  // than it started with: each group of them becomes one.)
+  static std::size_t runs_held_unmerged(std::span<const Source> sources, std::span<const std::size_t> groups) {
+    std::size_t remaining = runs_in(sources), held = 0, peak = remaining, at = 0;
+    for (const std::size_t size : groups) {
+      const std::size_t group_runs = runs_in(sources.subspan(at, size));
+      at += size;
+      remaining -= group_runs;
+      held += size == 1 ? group_runs : 1;
+      peak = std::max(peak, held + remaining);
+    }
+    return peak;
   }
 
   // Whether the newest COUNT of SOURCES are runs this pass made, all of one level.

@@ -66,8 +66,9 @@ struct MergePlan {
 // A pass that makes RUNS runs, of which it may hold ROOM at once, and would hold more, merges them
 // as they come, as a K-ary counter: the K newest runs, when of one level, become one run of the
 // next level, so that at most K - 1 of each level are held. The K returned is the one of fewest
-// levels (each level a merge of what it holds again) that keeps within ROOM and FAN_IN, 2 at
-// least; 0 when the RUNS fit in ROOM (none is merged before the next pass). Merging only the
+// levels (each level a merge of what it holds again) that keeps within ROOM and FAN_IN, else 2 (a
+// binary counter, which the newest runs merged into one keep within ROOM after all); 0 when the
+// RUNS fit in ROOM (none is merged before the next pass). Merging only the
 // newest runs whenever they were more than ROOM merged the one growing newest run again with each
 // new one: 3000 inputs under `ulimit -n 100` merged their records 11.4 times over.
 [[nodiscard]] std::size_t runs_counter_arity(std::size_t runs, std::size_t room, std::size_t fan_in);

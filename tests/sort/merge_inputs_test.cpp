@@ -165,6 +165,30 @@ TEST(MergeInputsRunsHeldTest, RunsMadeBeyondTheLimitAreMergedAsACounter) {
   EXPECT_TRUE(merge.temporaries().empty());
 }
 
+// A pass whose runs fit merges none early, a later pass over the runs of one before too: 80 inputs,
+// fan-in 4, 20 runs held: 20 runs, then 5 (every record once in each), then 2 of them into one,
+// then the output; a run merged early would be one more run of its pass.
+TEST(MergeInputsRunsHeldTest, PassesWhoseRunsFitMergeNoneEarly) {
+  const RecordLayout layout = RecordLayout::bare_key(KeyType::u64);
+  std::vector<std::size_t> sizes;
+  for (std::size_t i = 0; i < 80; ++i) sizes.push_back(10 + (i * 37) % 20);
+  const TestRuns runs = testing::make_runs(layout, SortOrder::ascending, sizes, 9);
+  MergeFixture merge;
+  merge.add_runs(runs);
+  merge.job().fan_in_limit = 4;
+  merge.job().runs_held_limit = 20;
+  const MergeOutcome outcome = merge.merge(runs.layout, SortOrder::ascending, true);
+  const std::vector<std::uint64_t> expected = testing::reference_merge_positions(runs, SortOrder::ascending);
+  EXPECT_EQ(merge.positions(), expected);
+  ASSERT_EQ(outcome.passes.size(), 4u);
+  EXPECT_EQ(outcome.passes[0].runs, 20u);
+  EXPECT_EQ(outcome.passes[1].runs, 5u);
+  EXPECT_EQ(outcome.passes[2].runs, 1u);
+  EXPECT_EQ(outcome.passes[0].records, runs.total());
+  EXPECT_EQ(outcome.passes[1].records, runs.total());
+  EXPECT_EQ(outcome.passes[3].records, runs.total());
+}
+
 TEST(MergeInputsRecordsTest, EveryLayoutThroughAPassOfRuns) {
   for (const RecordLayout& layout : testing::record_test_layouts()) {
     SCOPED_TRACE(testing::layout_name(layout));
