@@ -105,8 +105,13 @@ std::vector<std::optional<timespec>> input_write_times(const SortInput& input) {
   std::vector<std::optional<timespec>> times;
   for (const InputPart& part : input.input.parts()) {
     struct stat st {};
-    std::optional<InputFile> spare;
-    if (part.file.regular && ::fstat(part_file(part, spare).fd, &st) == 0) {
+    // An input closed until read (more than the open-file limit holds): its name's file, while it is
+    // still the one it was (another file by its name counts as written).
+    const bool same_file = part.closed ? ::stat(part.file.path.c_str(), &st) == 0 && part.closed->identity &&
+                                             part.closed->identity->device == st.st_dev &&
+                                             part.closed->identity->inode == st.st_ino
+                                       : ::fstat(part.file.fd, &st) == 0;
+    if (part.file.regular && same_file) {
       times.push_back(st.st_mtim);
     } else {
       times.push_back(std::nullopt);

@@ -50,7 +50,12 @@ InputPart open_input_part(const std::string& path, std::string_view what) {
 std::size_t inputs_held_open_at_most(std::size_t limit) { return std::max<std::size_t>(limit / 2, 1); }
 
 void close_until_read(InputPart& part) {
-  if (!part.file.regular || part.file.is_stdin() || part.closed) return;
+  if (part.file.is_stdin() || part.closed || part.file.fd < 0) return;
+  if (known_empty(part)) {  // nothing left to read: its descriptor goes, and nothing is opened again
+    part.file = InputFile(part.file.path, -1, false, 0);
+    return;
+  }
+  if (!part.file.regular) return;
   part.closed = probe_input(part.file);
   InputFile closing = std::move(part.file);
   part.file = InputFile(closing.path, -1, true, closing.size);

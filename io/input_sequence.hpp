@@ -49,7 +49,9 @@ struct InputPart {
 [[nodiscard]] std::size_t inputs_held_open_at_most(std::size_t limit);
 
 // Closes PART's descriptor when it is a regular file other than standard input, keeping what it
-// was; part_file() opens it again. (A stream cannot be opened again: it stays open.)
+// was; part_file() opens it again. And a stream known to be empty (an empty file, read as a stream)
+// has nothing left to read: its descriptor goes too. (Another stream cannot be opened again: it
+// stays open.)
 void close_until_read(InputPart& part);
 
 // PART's file to read: itself while it holds its descriptor, else opened again into SPARE (which the

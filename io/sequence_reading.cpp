@@ -91,13 +91,13 @@ std::span<const std::byte> SequenceRecords::next_of_file() {
       while (part_ < parts.size() && !has_data(parts[part_])) ++part_;
       if (part_ == parts.size()) return {};
       // Its size was checked to be whole records when it was opened.
-      part_stream_.reset();  // (before the file it reads goes)
       part_stream_ = std::make_unique<RecordStream>(part_file(parts[part_], part_file_), layout_, chunk_bytes_);
       ++part_;
     }
     const std::span<const std::byte> chunk = part_stream_->next();
     if (!chunk.empty()) return chunk;
     part_stream_.reset();  // its last chunk was handed on by the call before
+    part_file_.reset();    // (after the stream that read it)
   }
 }
 

@@ -61,7 +61,7 @@ class SequenceRecords {
   std::span<const std::byte> prefix_;   // whole records of the prefix not yet handed on
   std::span<const std::byte> carried_;  // the prefix's bytes after its last whole record
   std::size_t part_ = 0;                // regular: the part whose stream comes next
-  std::optional<InputFile> part_file_;  // the part part_stream_ reads, when opened again
+  std::optional<InputFile> part_file_;  // the part part_stream_ reads, when opened again; empty between parts
   std::unique_ptr<RecordStream> part_stream_;
   HostBuffer chunk_;                    // a stream's chunk (empty until needed)
 };

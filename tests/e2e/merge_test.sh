@@ -166,8 +166,8 @@ PY
 expect_temp_empty
 end
 
-# Empty files are read as streams; sort holds them open, merge closes them once opened (no record,
-# nothing to read); the soft limit is raised before any input is opened.
+# Empty files are read as streams; merge closes them once opened (no record, nothing to read), sort
+# those beyond half the limit; the soft limit is raised before any input is opened.
 begin "a file and 100 empty inputs under a soft limit of 64: merge and sort raise it first"
 mkdir -p "$D/empties"
 for i in $(seq -w 1 100); do : >"$D/empties/e$i.u64"; done
@@ -181,21 +181,23 @@ expect_same "$D/e.sorted" "$D/u64.out"
 rm -f "$D/e.merged" "$D/e.sorted"
 end
 
-# One descriptor held per empty input ran merge out of them under a hard limit its passes keep within.
-begin "a file and 100 empty inputs under a hard limit of 64: merge holds no descriptor for them"
+# One descriptor held per empty input ran merge (and sort) out of them under a hard limit.
+begin "a file and 100 empty inputs under a hard limit of 64: merge and sort hold no descriptor for them"
 (ulimit -n 64 && "$RMGSORT" merge "$D"/empties/e*.u64 "$D/u64.out" "$D"/empties/e*.u64 -t u64 -o "$D/e.merged" \
-  --index-output "$D/e.merged.idx" -T "$T" && "$RMGSORT" merge "$D"/empties/e*.u64 -t u64 -o "$D/e.none") \
+  --index-output "$D/e.merged.idx" -T "$T" && "$RMGSORT" merge "$D"/empties/e*.u64 -t u64 -o "$D/e.none" &&
+  "$RMGSORT" sort "$D"/empties/e*.u64 "$D/u64.out" "$D"/empties/e*.u64 -t u64 -o "$D/e.sorted" -T "$T") \
   >"$WORK/stdout" 2>"$WORK/stderr"
 RC=$?
 expect_rc 0
 expect_same "$D/e.merged" "$D/u64.out"
+expect_same "$D/e.sorted" "$D/u64.out"
 "$PY" - "$D/e.merged.idx" "$D/u64.out" <<'PY' || fail "positions of the one non-empty input: not 0..n-1"
 import os, struct, sys
 n = os.path.getsize(sys.argv[2]) // 8
 assert struct.unpack("<%dQ" % n, open(sys.argv[1], "rb").read()) == tuple(range(n))
 PY
 [[ -f "$D/e.none" && ! -s "$D/e.none" ]] || fail "100 empty inputs: no empty output"
-rm -f "$D/e.merged" "$D/e.merged.idx" "$D/e.none"
+rm -f "$D/e.merged" "$D/e.merged.idx" "$D/e.none" "$D/e.sorted"
 rm -rf "$D/empties" "$M300"
 expect_temp_empty
 end

@@ -181,6 +181,17 @@ TEST(InputSequence, PartsClosedUntilReadAreOpenedAgainForTheirTurn) {
   InputSequence stream(std::move(mixed), kU32);
   EXPECT_EQ(read_all(stream, 4093), concatenation({data[0], data[1], data[2], pipe_data}));
 
+  // An empty file (read as a stream, its end met when its head was read) is closed too.
+  test::write_plain_file(dir.file("empty"), {});
+  std::vector<InputPart> with_empty = file_parts(dir, {data[0]});
+  with_empty.push_back(open_input_part(dir.file("empty"), "keys"));
+  const std::size_t open_with_empty = test::open_descriptor_count();
+  for (InputPart& part : with_empty) close_until_read(part);
+  EXPECT_EQ(test::open_descriptor_count(), open_with_empty - 2);
+  const InputSequence sized(std::move(with_empty), kU32);
+  EXPECT_TRUE(sized.regular());
+  EXPECT_EQ(sized.size(), data[0].size());
+
   // Written since it was closed (same size, new contents): refused by name, not read.
   std::vector<InputPart> later = file_parts(dir, data);
   for (InputPart& part : later) close_until_read(part);

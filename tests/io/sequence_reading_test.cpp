@@ -168,6 +168,8 @@ TEST(ReadSequenceFile, PartsClosedUntilReadAreReadTheSame) {
     InputSequence records_input(closed_parts(), kRecords12);
     SequenceRecords records(records_input, kRecords12, chunk_bytes);
     expect_records(records, chunk_bytes, all);
+    // Read to its end, it holds no part's descriptor (the first part's is the sequence's own).
+    EXPECT_EQ(test::open_descriptor_count(), open_before + 1) << "a part opened again is still open";
   }
   EXPECT_EQ(test::open_descriptor_count(), open_before) << "a part opened again is still open";
 }
