@@ -2,6 +2,8 @@
 
 #include <string_view>
 
+#include "report/printable.hpp"
+
 namespace rmgsort {
 namespace {
 
@@ -122,7 +124,8 @@ std::string usage_error_text(const CLI::App& app, const CLI::ParseError& error) 
   if (text.empty()) text = error.what();
   const std::string where = &command == &app ? "'rmgsort --help' for usage" : "'rmgsort " + command.get_name() +
                                                                                   " --help' for its options";
-  return "rmgsort: " + text + "\nRun " + where + ".\n";
+  // The text repeats what was typed: its control characters as '?' (report/printable.hpp).
+  return "rmgsort: " + without_controls(text) + "\nRun " + where + ".\n";
 }
 
 }  // namespace rmgsort

@@ -7,8 +7,10 @@
 namespace rmgsort {
 
 // TEXT with each control character (C0 and DEL) written as '?', as `ls -q` shows names: a message
-// or a line of progress stays one line, a terminal's redraw erases it whole, and a name cannot move
-// the cursor or set the terminal's colours. (JSON escapes them itself: its text stays exact.)
+// or a line of progress stays one line, a terminal's redraw erases it whole, and a name's escape
+// sequences do not reach the terminal. (Bytes 0x80-0x9f stay: they are parts of UTF-8 characters,
+// and only a terminal set to 8-bit controls acts on them alone. JSON escapes controls itself: its
+// text stays exact.)
 [[nodiscard]] std::string without_controls(std::string text);
 
 }  // namespace rmgsort

@@ -60,6 +60,12 @@ expect_rc 2
 [[ $(wc -l <"$WORK/stderr") -eq 1 ]] || fail "the message is not one line: $(cat -A "$WORK/stderr")"
 LC_ALL=C grep -q $'[\x01-\x09\x0b-\x1f\x7f]' "$WORK/stderr" && fail "a control character in: $(cat -A "$WORK/stderr")"
 end
+begin "a usage error repeating what was typed: its control characters as '?' too"
+rmg check "$IN/keys.bin" $'\e[7mextra\nword'
+expect_rc 2
+expect_stderr "?[7mextra?word"
+LC_ALL=C grep -q $'[\x01-\x09\x0b-\x1f\x7f]' "$WORK/stderr" && fail "a control character in: $(cat -A "$WORK/stderr")"
+end
 sort_error "input is a directory" "adir: is a directory, not a file to read" sort "$WORK/adir" -o @OUT@ -t u32
 sort_error "u32 input of 4001 bytes" "odd4001.bin;4001;not a whole number;u32" sort "$IN/odd4001.bin" -o @OUT@ -t u32
 sort_error "u64 input of 12 bytes" "odd12.bin;12;not a whole number;u64" sort "$IN/odd12.bin" -o @OUT@ -t u64

@@ -168,7 +168,6 @@ TEST(AddressSpaceRoom, ALimitBelowWhatIsMappedLeavesNone) {
 // The run keeps its first default: a limit met later (or the run's own buffers, under one) does not
 // move the bytes a plan was made with, nor the words a message names them by.
 TEST(DefaultHostMemory, TheFirstMeasurementHoldsForTheRun) {
-  EXPECT_EQ(&default_host_memory(), &default_host_memory());
   EXPECT_EQ(in_child([]() -> int {
               const HostMemoryDefault first = default_host_memory();
               const rlimit spent{mapped_bytes(RLIMIT_DATA), RLIM_INFINITY};
