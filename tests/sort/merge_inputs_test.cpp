@@ -141,52 +141,52 @@ TYPED_TEST(MergeInputsKeysTest, RunsHeldWithinTheLimitGiveTheStableMerge) {
   }
 }
 
+// INPUTS runs of 10-29 u64 keys merged with fan-in 4 and HELD runs held at most: the stable merge,
+// every temporary gone. TOTAL: their records.
+MergeOutcome merge_with_runs_held(std::size_t inputs, std::size_t held, std::uint64_t& total) {
+  const RecordLayout layout = RecordLayout::bare_key(KeyType::u64);
+  std::vector<std::size_t> sizes;
+  for (std::size_t i = 0; i < inputs; ++i) sizes.push_back(10 + (i * 37) % 20);
+  const TestRuns runs = testing::make_runs(layout, SortOrder::ascending, sizes, 9);
+  MergeFixture merge;
+  merge.add_runs(runs);
+  merge.job().fan_in_limit = 4;
+  merge.job().runs_held_limit = held;
+  const MergeOutcome outcome = merge.merge(runs.layout, SortOrder::ascending, true);
+  const std::vector<std::uint64_t> expected = testing::reference_merge_positions(runs, SortOrder::ascending);
+  EXPECT_EQ(merge.positions(), expected);
+  EXPECT_EQ(merge.records(), testing::gather(runs, expected));
+  EXPECT_TRUE(merge.temporaries().empty());
+  total = runs.total();
+  return outcome;
+}
+
 // When a pass's runs would outnumber what it may hold, it merges them as they come, as a counter
 // (sort/merge_plan.hpp: runs_counter_arity): each record merged about log(runs) times, not once per
 // run made after it, as when the newest runs alone were merged again whenever they were too many
 // (600 inputs, fan-in 4, 6 runs held: 25.8 times the records before, 9.3 now).
 TEST(MergeInputsRunsHeldTest, RunsMadeBeyondTheLimitAreMergedAsACounter) {
-  const RecordLayout layout = RecordLayout::bare_key(KeyType::u64);
-  std::vector<std::size_t> sizes;
-  for (std::size_t i = 0; i < 600; ++i) sizes.push_back(10 + (i * 37) % 20);
-  const TestRuns runs = testing::make_runs(layout, SortOrder::ascending, sizes, 9);
-  MergeFixture merge;
-  merge.add_runs(runs);
-  merge.job().fan_in_limit = 4;
-  merge.job().runs_held_limit = 6;
-  const MergeOutcome outcome = merge.merge(runs.layout, SortOrder::ascending, true);
-  const std::vector<std::uint64_t> expected = testing::reference_merge_positions(runs, SortOrder::ascending);
-  EXPECT_EQ(merge.positions(), expected);
-  EXPECT_EQ(merge.records(), testing::gather(runs, expected));
+  std::uint64_t total = 0;
+  const MergeOutcome outcome = merge_with_runs_held(600, 6, total);
   std::uint64_t merged = 0;
   for (const MergePassReport& pass : outcome.passes) merged += pass.records;
   // 150 runs of the first pass through a binary counter: 8 levels at most; the last pass adds 1.
-  EXPECT_LE(merged, 10 * runs.total()) << double(merged) / double(runs.total()) << " times the records";
-  EXPECT_TRUE(merge.temporaries().empty());
+  EXPECT_LE(merged, 10 * total) << double(merged) / double(total) << " times the records";
 }
 
 // A pass whose runs fit merges none early, a later pass over the runs of one before too: 80 inputs,
 // fan-in 4, 20 runs held: 20 runs, then 5 (every record once in each), then 2 of them into one,
 // then the output; a run merged early would be one more run of its pass.
 TEST(MergeInputsRunsHeldTest, PassesWhoseRunsFitMergeNoneEarly) {
-  const RecordLayout layout = RecordLayout::bare_key(KeyType::u64);
-  std::vector<std::size_t> sizes;
-  for (std::size_t i = 0; i < 80; ++i) sizes.push_back(10 + (i * 37) % 20);
-  const TestRuns runs = testing::make_runs(layout, SortOrder::ascending, sizes, 9);
-  MergeFixture merge;
-  merge.add_runs(runs);
-  merge.job().fan_in_limit = 4;
-  merge.job().runs_held_limit = 20;
-  const MergeOutcome outcome = merge.merge(runs.layout, SortOrder::ascending, true);
-  const std::vector<std::uint64_t> expected = testing::reference_merge_positions(runs, SortOrder::ascending);
-  EXPECT_EQ(merge.positions(), expected);
+  std::uint64_t total = 0;
+  const MergeOutcome outcome = merge_with_runs_held(80, 20, total);
   ASSERT_EQ(outcome.passes.size(), 4u);
   EXPECT_EQ(outcome.passes[0].runs, 20u);
   EXPECT_EQ(outcome.passes[1].runs, 5u);
   EXPECT_EQ(outcome.passes[2].runs, 1u);
-  EXPECT_EQ(outcome.passes[0].records, runs.total());
-  EXPECT_EQ(outcome.passes[1].records, runs.total());
-  EXPECT_EQ(outcome.passes[3].records, runs.total());
+  EXPECT_EQ(outcome.passes[0].records, total);
+  EXPECT_EQ(outcome.passes[1].records, total);
+  EXPECT_EQ(outcome.passes[3].records, total);
 }
 
 TEST(MergeInputsRecordsTest, EveryLayoutThroughAPassOfRuns) {
