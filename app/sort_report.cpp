@@ -101,6 +101,7 @@ void add_outcome(Json& json, const SortOutcome& outcome, std::uint64_t record_si
   json["round_keys"] = round_keys;
   json["round_sort_seconds"] = round_seconds;
   json["written_while_sorting_bytes"] = outcome.written_while_sorting;
+  json["sorted_in_output_file"] = outcome.sorted_in_output_file;
   json["spilled"] = outcome.spill.has_value();
   json["spilled_bytes"] = outcome.spill ? outcome.spill->spilled_bytes : std::uint64_t{0};
   json["spill_levels"] = outcome.spill ? outcome.spill->levels : 0;
@@ -135,8 +136,8 @@ Json sort_stats_json(const SortOptions& options, const SortPlan* plan, const Sor
   json["wall_seconds"] = report.wall_seconds;
   json["phases_seconds"] = phases_json(report);
   json["throughput"] = throughput_json(report, record_size);
-  for (const char* member : {"rounds", "round_keys", "round_sort_seconds", "written_while_sorting_bytes", "spilled",
-                             "spilled_bytes", "spill_levels", "round_partition"})
+  for (const char* member : {"rounds", "round_keys", "round_sort_seconds", "written_while_sorting_bytes",
+                             "sorted_in_output_file", "spilled", "spilled_bytes", "spill_levels", "round_partition"})
     json[member] = nullptr;
   if (report.outcome) add_outcome(json, *report.outcome, record_size, options.unique);
   json["cpu_radix_sort"] = radix_config_json();

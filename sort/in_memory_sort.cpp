@@ -27,9 +27,11 @@ SortOutcome sort_in_memory(SortEngine& engine, KeysInMemory& keys, const SortRun
   // it sorts the rest, unless something must be checked first (--verify writes nothing when it
   // fails) or a second output is written (--index-output).
   std::optional<SortedPrefixWriter> streaming;
-  if (run.output_fd >= 0 && run.index_fd < 0 && !run.verify &&
+  // Keys sorted in the output's own pages (io/output_pages.hpp) are written once sorted.
+  const bool in_output = keys.output_pages != nullptr;
+  if (!in_output && run.output_fd >= 0 && run.index_fd < 0 && !run.verify &&
       engine.hand_prefixes_to([&streaming](std::uint64_t records) { streaming->sorted(records); })) {
-    streaming.emplace(run, layout, keys.keys.data(), keys.bytes);
+    streaming.emplace(run, layout, keys.data(), keys.bytes);
   }
   // The engine stops telling once this sort is over, thrown out of included: its sink refers to
   // `streaming`, which ends with this call.
@@ -41,8 +43,9 @@ SortOutcome sort_in_memory(SortEngine& engine, KeysInMemory& keys, const SortRun
     }
   } stop_telling{engine, streaming.has_value()};
   progress.phase(devices.empty() ? std::string("sorting") : "sorting on " + devices, told ? keys.bytes : 0);
-  SortedRound sorted = engine.sort(keys.keys.data(), count, run.order);
+  SortedRound sorted = engine.sort(keys.data(), count, run.order);
   outcome.times.sort = phase.lap();
+  RMGSORT_EXPECTS(!in_output || sorted.records.data() == keys.data(), "keys in the output's pages are sorted in place");
   if (streaming) {
     progress.phase("writing " + run.output_name, 0);
     streaming->finish();
@@ -66,7 +69,10 @@ SortOutcome sort_in_memory(SortEngine& engine, KeysInMemory& keys, const SortRun
     sorted = unique.keep_firsts(sorted);
     outcome.duplicates_dropped = unique.dropped();
   }
-  if (run.output_fd >= 0) {
+  if (in_output) {
+    outcome.sorted_in_output_file = true;
+    if (sorted.records.size() < keys.bytes) keys.output_pages->keep(sorted.records.size());  // --unique
+  } else if (run.output_fd >= 0) {
     progress.phase("writing " + run.output_name, 0);
     write_file(run.output_fd, run.output_name, sorted.records.data(), sorted.records.size(), WriteOptions{});
   }

@@ -6,9 +6,31 @@
 #include "sort/sorted_sink.hpp"
 
 namespace rmgsort {
+namespace {
+
+// read_file_keys() into the output's pages: the kernel copies, so --verify's checksum is a pass of
+// its own over the copy, beside their page-locking for the GPUs (which must wait for the copy: it
+// populates the pages, and pages a copy finds there are pages zeroed first).
+KeysInMemory copy_into_output_pages(const SortPlan& plan, const InputSequence& input, bool verify, unsigned threads,
+                                    Progress& progress, std::unique_ptr<OutputPages> output_pages) {
+  RMGSORT_EXPECTS(plan.path == SortPath::in_memory, "output pages hold a sort in memory");
+  KeysInMemory read;
+  read.bytes = input.size();
+  progress.phase("reading " + input.display_name(), read.bytes);
+  output_pages->fill(input, threads, [&progress](std::uint64_t bytes) { progress.advance(bytes); });
+  read.output_pages = std::move(output_pages);
+  const auto checksum = [&read, &plan, verify] {
+    if (verify) read.checksum = checksum_records(read.data(), read.bytes, plan.engine->layout().record_size);
+  };
+  plan.engine->pin_while(read.data(), read.bytes, checksum, "read");
+  return read;
+}
+
+}  // namespace
 
 KeysInMemory read_file_keys(const SortPlan& plan, const InputSequence& input, SortOrder order, bool verify,
-                            unsigned threads, Progress& progress) {
+                            unsigned threads, Progress& progress, std::unique_ptr<OutputPages> output_pages) {
+  if (output_pages) return copy_into_output_pages(plan, input, verify, threads, progress, std::move(output_pages));
   SortEngine& engine = *plan.engine;
   const RecordLayout& layout = engine.layout();
   const std::size_t width = layout.record_size;

@@ -11,12 +11,16 @@
 #include "host/top_digit_histogram.hpp"
 #include "io/host_buffer.hpp"
 #include "io/input_sequence.hpp"
+#include "io/output_pages.hpp"
 #include "sort/sort_plan.hpp"
 
 namespace rmgsort {
 
 struct KeysInMemory {
   HostBuffer keys;
+  // Or, instead of `keys`: the output file's own pages, which the keys were copied into to be sorted
+  // there (io/output_pages.hpp).
+  std::unique_ptr<OutputPages> output_pages;
   std::uint64_t bytes = 0;
   bool complete = true;  // all of the input (a stream: else its prefix, to be spilled)
   bool direct = false;   // some of it was read with O_DIRECT
@@ -24,13 +28,17 @@ struct KeysInMemory {
   // The input's top digits, counted by the reading threads when the plan partitions it into rounds:
   // the partition's first pass (host/top_digit_histogram.hpp).
   std::unique_ptr<TopDigitHistogram> top_digits;
+
+  [[nodiscard]] std::byte* data() { return output_pages ? output_pages->data() : keys.data(); }
 };
 
 // The regular `input` (one file or several), planned in memory or in rounds, read on `threads`
 // threads into memory placed for the plan's engine; page-locked before it is read when the engine
-// sorts it where it lies.
+// sorts it where it lies. With OUTPUT_PAGES (an in-memory plan whose engine sorts in place), the
+// input is copied into them instead, and page-locked there for the GPUs.
 [[nodiscard]] KeysInMemory read_file_keys(const SortPlan& plan, const InputSequence& input, SortOrder order,
-                                          bool verify, unsigned threads, Progress& progress);
+                                          bool verify, unsigned threads, Progress& progress,
+                                          std::unique_ptr<OutputPages> output_pages = nullptr);
 
 // The first stream_prefix_limit(host_memory) bytes of the stream `input`, or all of it
 // (read_sequence_prefix).

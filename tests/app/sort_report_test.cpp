@@ -80,6 +80,7 @@ TEST(SortStatsTest, AFinishedRunIsOkAndNamesEveryMember) {
   EXPECT_EQ(json["round_keys"], Json({1000}));
   EXPECT_EQ(json["spilled"], false);
   EXPECT_EQ(json["written_while_sorting_bytes"], 0) << "nothing was written while sorting";
+  EXPECT_EQ(json["sorted_in_output_file"], false);
   EXPECT_TRUE(json["round_partition"].is_null());
   EXPECT_TRUE(json["gpu"].is_null()) << "the CPU engine has no figures of its own for bare keys";
 }
@@ -148,7 +149,7 @@ TEST(SortStatsTest, ARunThatFailedBeforeItsPlanHasNullsWhereItDidNotReach) {
        {"input_format", "key_type", "record_size", "key_offset", "keys", "records", "bytes", "records_kept",
         "duplicates_dropped", "engine", "cpu_because",
         "plan", "read_direct_io", "rounds", "round_keys", "round_sort_seconds", "written_while_sorting_bytes",
-        "spilled", "spilled_bytes", "spill_levels", "round_partition", "gpu"})
+        "sorted_in_output_file", "spilled", "spilled_bytes", "spill_levels", "round_partition", "gpu"})
     EXPECT_TRUE(json[member].is_null()) << member << ": " << json[member];
   for (const auto& [phase, seconds] : json["phases_seconds"].items()) EXPECT_TRUE(seconds.is_null()) << phase;
   for (const auto& [rate, value] : json["throughput"].items()) EXPECT_TRUE(value.is_null()) << rate;

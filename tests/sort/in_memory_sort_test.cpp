@@ -1,13 +1,15 @@
 // sort_in_memory (sort/in_memory_sort.hpp) on the CPU: bare keys are written while they are sorted
 // (sort/sorted_prefix_writer.hpp), and the output is the same bytes as a sort written after it
-// ends: every key type, both orders, sizes around the radix sort's thresholds, all keys equal, NaNs,
-// +-0 and extremes, with and without --unique. --verify and records write after the sort.
+// ends, and so is a sort in the output file's own pages (io/output_pages.hpp): every key type, both
+// orders, sizes around the radix sort's thresholds, all keys equal, NaNs, +-0 and extremes, with and
+// without --unique and --verify. --verify and records write after the sort.
 #include <fcntl.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -62,6 +64,45 @@ Sorted sort_to_file(const std::vector<std::byte>& input, const RecordLayout& lay
   return sorted;
 }
 
+// Sorts INPUT (records of LAYOUT) with sort_in_memory on the CPU in the pages of an output file in
+// memory (io/output_pages.hpp), which the input file is copied into; nullopt when there is nothing
+// to copy (no pages for no bytes).
+std::optional<Sorted> sort_in_output_pages(const std::vector<std::byte>& input, const RecordLayout& layout,
+                                           SortOrder order, bool unique, bool verify) {
+  const test::TempDir dir(test::memory_directory());
+  test::write_plain_file(dir.file("in"), input);
+  std::vector<InputPart> parts;
+  parts.push_back(open_input_part(dir.file("in"), "keys"));
+  const InputSequence sequence(std::move(parts), layout);
+  const std::string path = dir.file("out");
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  EXPECT_GE(fd, 0);
+  KeysInMemory keys;
+  keys.output_pages = OutputPages::open(fd, path, 0, input.size());
+  if (!keys.output_pages) {
+    ::close(fd);
+    return std::nullopt;
+  }
+  keys.output_pages->fill(sequence, 2);
+  keys.bytes = input.size();
+  if (verify) keys.checksum = checksum_records(input.data(), input.size(), layout.record_size);
+  Progress progress(ProgressMode::never);
+  SortRun run;
+  run.order = order;
+  run.unique = unique;
+  run.verify = verify;
+  run.output_fd = fd;
+  run.output_name = path;
+  run.progress = &progress;
+  CpuEngine engine(layout);
+  Sorted sorted;
+  sorted.outcome = sort_in_memory(engine, keys, run);
+  keys = KeysInMemory();  // unmapped
+  ::close(fd);
+  sorted.output = test::read_plain_file(path);
+  return sorted;
+}
+
 // The bytes the output must be: the keys sorted, then (--unique) the first of each run.
 template <class T>
 std::vector<std::byte> expected(std::vector<T> keys, SortOrder order, bool unique) {
@@ -88,6 +129,17 @@ void expect_written_alike(const std::vector<T>& keys, const std::string& what) {
       EXPECT_EQ(verified.output, streamed.output) << how << ": --verify (written after the sort)";
       EXPECT_EQ(verified.outcome.written_while_sorting, 0u) << how << ": --verify writes after checking";
       EXPECT_EQ(verified.outcome.duplicates_dropped, streamed.outcome.duplicates_dropped) << how;
+      if (!test::is_memory_file_system(test::memory_directory())) continue;
+      for (bool verify : {false, true}) {
+        const std::optional<Sorted> in_pages = sort_in_output_pages(input, layout, order, unique, verify);
+        EXPECT_EQ(in_pages.has_value(), !input.empty()) << how << ": pages for every input with bytes";
+        if (!in_pages) continue;
+        EXPECT_EQ(in_pages->output, streamed.output) << how << (verify ? ", verified" : "") << ": in the output's pages";
+        EXPECT_TRUE(in_pages->outcome.sorted_in_output_file) << how;
+        EXPECT_EQ(in_pages->outcome.written_while_sorting, 0u) << how;
+        EXPECT_TRUE(in_pages->outcome.verify_failure.empty()) << how << ": " << in_pages->outcome.verify_failure;
+        EXPECT_EQ(in_pages->outcome.duplicates_dropped, streamed.outcome.duplicates_dropped) << how;
+      }
     }
   }
 }

@@ -1,0 +1,148 @@
+// The output's own pages (io/output_pages.hpp): only an empty regular file on a memory file system
+// takes them; the input's parts (raw, .npy, closed until read, larger than a piece, from a disk or
+// from tmpfs) are copied in order after any offset, mapped, and cut back by keep(); a part that shrank
+// names the input, a full file system the output.
+#include "io/output_pages.hpp"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "io_test_support.hpp"
+
+namespace rmgsort {
+namespace {
+
+constexpr std::size_t kMiB = std::size_t{1} << 20;
+const RecordLayout kU32 = RecordLayout::bare_key(KeyType::u32);
+
+bool memory_directory_usable() { return test::is_memory_file_system(test::memory_directory()); }
+
+int create_file(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) throw std::runtime_error("cannot create " + path + ": " + std::strerror(errno));
+  return fd;
+}
+
+// Files of PARTS in DIR, opened in order as one sequence of u32 keys.
+InputSequence file_sequence(const test::TempDir& dir, const std::vector<std::vector<std::byte>>& parts,
+                            bool close_parts = false) {
+  std::vector<InputPart> opened;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    const std::string path = dir.file("part" + std::to_string(i));
+    test::write_plain_file(path, parts[i]);
+    opened.push_back(open_input_part(path, "keys"));
+    if (close_parts) close_until_read(opened.back());
+  }
+  return InputSequence(std::move(opened), kU32);
+}
+
+std::vector<std::byte> concatenation(const std::vector<std::vector<std::byte>>& parts) {
+  std::vector<std::byte> all;
+  for (const auto& part : parts) all.insert(all.end(), part.begin(), part.end());
+  return all;
+}
+
+std::string fill_error(OutputPages& pages, const InputSequence& input) {
+  try {
+    pages.fill(input, 2);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(OutputPages, OnlyAnEmptyRegularFileInMemory) {
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  EXPECT_EQ(OutputPages::open(fds[1], "pipe", 0, 4096), nullptr);
+  close(fds[0]);
+  close(fds[1]);
+  test::TempDir disk(test::disk_directory());
+  if (!test::is_memory_file_system(disk.path())) {
+    const int fd = create_file(disk.file("out"));
+    EXPECT_EQ(OutputPages::open(fd, "out", 0, 4096), nullptr) << "a disk file is written as usual";
+    close(fd);
+  }
+  if (!memory_directory_usable()) GTEST_SKIP() << "no tmpfs at " << test::memory_directory();
+  test::TempDir memory(test::memory_directory());
+  const int fd = create_file(memory.file("out"));
+  EXPECT_NE(OutputPages::open(fd, "out", 0, 4096), nullptr);
+  EXPECT_EQ(OutputPages::open(fd, "out", 0, 0), nullptr) << "nothing to hold: no mapping";
+  ASSERT_EQ(::write(fd, "x", 1), 1);
+  EXPECT_EQ(OutputPages::open(fd, "out", 0, 4096), nullptr) << "a file with bytes of its own";
+  close(fd);
+}
+
+// Parts of odd sizes, one larger than a thread's piece (64 MiB), land in order after an offset inside
+// a page (a .npy header's 128 bytes); what precedes them is left for the header, and keep() cuts the
+// file after the records kept.
+TEST(OutputPages, CopiesEveryPartInOrderAfterTheOffsetAndKeepsAPrefix) {
+  if (!memory_directory_usable()) GTEST_SKIP() << "no tmpfs at " << test::memory_directory();
+  for (const std::string& input_directory : {test::memory_directory(), test::disk_directory()}) {
+    for (bool closed : {false, true}) {
+      SCOPED_TRACE(input_directory + (closed ? ", parts closed until read" : ""));
+      test::TempDir in(input_directory);
+      test::TempDir out(test::memory_directory());
+      const std::vector<std::vector<std::byte>> data = {test::pattern_bytes(4 * 1001, 1), {},
+                                                        test::pattern_bytes(70 * kMiB + 4 * 3, 2),
+                                                        test::pattern_bytes(4 * 7, 3)};
+      const InputSequence input = file_sequence(in, data, closed);
+      const std::vector<std::byte> all = concatenation(data);
+      const std::string path = out.file("out");
+      const int fd = create_file(path);
+      auto pages = OutputPages::open(fd, path, 128, all.size());
+      ASSERT_NE(pages, nullptr);
+      std::atomic<std::uint64_t> told{0};
+      pages->fill(input, 3, [&told](std::uint64_t bytes) { told += bytes; });
+      EXPECT_EQ(told.load(), all.size());
+      ASSERT_NE(pages->data(), nullptr);
+      EXPECT_EQ(std::memcmp(pages->data(), all.data(), all.size()), 0);
+      pages->data()[0] = std::byte{0x5a};  // a store through the mapping is the file's
+      std::vector<std::byte> expected(128);
+      expected.insert(expected.end(), all.begin(), all.end());
+      expected[128] = std::byte{0x5a};
+      EXPECT_EQ(test::read_plain_file(path), expected);
+      pages->keep(4 * 1000);
+      EXPECT_EQ(pages->data(), nullptr);
+      expected.resize(128 + 4 * 1000);
+      EXPECT_EQ(test::read_plain_file(path), expected);
+      close(fd);
+    }
+  }
+}
+
+TEST(OutputPages, AnInputThatShrankIsNamed) {
+  if (!memory_directory_usable()) GTEST_SKIP() << "no tmpfs at " << test::memory_directory();
+  test::TempDir dir(test::memory_directory());
+  const InputSequence input = file_sequence(dir, {test::pattern_bytes(4 * 100, 1), test::pattern_bytes(4 * 1000, 2)});
+  ASSERT_EQ(::truncate(dir.file("part1").c_str(), 4 * 10), 0);
+  const int fd = create_file(dir.file("out"));
+  auto pages = OutputPages::open(fd, "out", 0, input.size());
+  ASSERT_NE(pages, nullptr);
+  EXPECT_EQ(fill_error(*pages, input),
+            dir.file("part1") + ": the file shrank while being read: it ended at byte 40, expected 4000");
+  close(fd);
+}
+
+TEST(OutputPages, AFullFileSystemNamesTheOutput) {
+  test::SmallTmpfs small("1m");
+  if (!small.mounted()) GTEST_SKIP() << small.why_not();
+  test::TempDir in(test::disk_directory());
+  const InputSequence input = file_sequence(in, {test::pattern_bytes(4 * kMiB, 1)});
+  const std::string path = small.file("out");
+  const int fd = create_file(path);
+  auto pages = OutputPages::open(fd, path, 0, input.size());
+  ASSERT_NE(pages, nullptr);
+  EXPECT_EQ(fill_error(*pages, input), path + ": write failed: No space left on device");
+  close(fd);
+}
+
+}  // namespace
+}  // namespace rmgsort
