@@ -1,7 +1,7 @@
 // The output's own pages (io/output_pages.hpp): only an empty regular file on a memory file system
 // takes them; the input's parts (raw, .npy, closed until read, larger than a piece, from a disk or
-// from tmpfs) are copied in order after any offset, mapped, and cut back by keep(); a part that shrank
-// names the input, a full file system the output.
+// from tmpfs) are read in order after any offset into the mapping, and cut back by keep(); a part
+// that shrank names the input, a full file system the output.
 #include "io/output_pages.hpp"
 
 #include <fcntl.h>
