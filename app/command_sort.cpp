@@ -121,14 +121,11 @@ PlanRequest plan_request(const SortOptions& options, const Validated& validated,
 
 // The output's own pages as the keys' home (io/output_pages.hpp), where nothing is written after the
 // sort: a file sorted in memory by an engine that sorts where the records lie (bare keys; records of
-// a key and at most 8 bytes more, sorted as pairs), into no output but one file staged on a memory file system. (Standard output's file
-// is not: its descriptor's position, shared with the shell, would not move past the keys.)
+// a key and at most 8 bytes more, sorted as pairs), into no output but one empty file on a memory
+// file system (staged, or standard output's, `> /dev/shm/out`: OutputPages::open says which).
 std::unique_ptr<OutputPages> output_pages_for(const SortPlan& plan, const InputSequence& input,
-                                              const OutputFile* output, const NpyOutputFormats& formats,
-                                              const SortRun& run) {
-  if (plan.path != SortPath::in_memory || output == nullptr || output->staging() == OutputFile::Staging::in_place ||
-      run.index_fd >= 0)
-    return nullptr;
+                                              const NpyOutputFormats& formats, const SortRun& run) {
+  if (plan.path != SortPath::in_memory || run.output_fd < 0 || run.index_fd >= 0) return nullptr;
   const std::uint64_t count = input.size() / plan.engine->layout().record_size;
   if (plan.engine->output_bytes(count) != 0) return nullptr;  // records gathered by tags into buffers of its own
   // After the .npy header, whose length does not depend on the count (npy_output_headers.hpp).
@@ -143,8 +140,8 @@ std::unique_ptr<OutputPages> output_pages_for(const SortPlan& plan, const InputS
 // checked) or a stream (its length checked before any record is written). Returns where the
 // outputs' .npy headers were written.
 NpyOutputHeads execute(const SortOptions& options, const PlanRequest& request, SortInput& sort_input,
-                       const NpyOutputFormats& formats, const OutputFile* output, std::optional<SortPlan>& plan,
-                       SortRun& run, SortReport& report) {
+                       const NpyOutputFormats& formats, std::optional<SortPlan>& plan, SortRun& run,
+                       SortReport& report) {
   InputSequence& input = sort_input.input;
   Stopwatch phase;  // the phases start here; validation and device discovery count in wall time only
   KeysInMemory keys;
@@ -156,7 +153,7 @@ NpyOutputHeads execute(const SortOptions& options, const PlanRequest& request, S
     prepare_stream_keys(*plan, keys, options.verify);
   } else if (plan->path != SortPath::spill) {
     keys = read_file_keys(*plan, input, options.order, options.verify, unsigned(active_threads()), *run.progress,
-                          output_pages_for(*plan, input, output, formats, run));
+                          output_pages_for(*plan, input, formats, run));
   }
   if (reads) report.read = ReadReport{phase.lap(), keys.bytes, keys.direct};
   // (A stream's .npy count is every input's together once its length is known; raw input's headers
@@ -223,8 +220,7 @@ int sort_and_commit(const SortOptions& options, const Validated& validated, cons
     run.index_name = index->writer_name();
   }
   require_rewritable_npy_outputs(formats, options.unique, run);  // before anything is read
-  const NpyOutputHeads heads =
-      execute(options, request, sort_input, formats, output ? &*output : nullptr, plan, run, report);
+  const NpyOutputHeads heads = execute(options, request, sort_input, formats, plan, run, report);
   progress.finish();
   if (!report.outcome->verify_failure.empty()) {
     const std::string message = (output ? output->display_name() : index->display_name()) + ": --verify failed: " +

@@ -36,15 +36,17 @@ std::unique_ptr<OutputPages> OutputPages::open(int fd, std::string name, std::ui
   struct stat st {};
   if (bytes == 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size != 0 || !on_memory_file_system(fd))
     return nullptr;
+  const int flags = fcntl(fd, F_GETFL);
+  if (flags < 0 || (flags & O_APPEND) != 0 || lseek(fd, 0, SEEK_CUR) != 0) return nullptr;
   // Through /proc: the same open file even when it has no name (O_TMPFILE), with read access added.
   const std::string proc_path = "/proc/self/fd/" + std::to_string(fd);
   UniqueFd read_write(::open(proc_path.c_str(), O_RDWR | O_CLOEXEC));
   if (!read_write.valid()) return nullptr;
-  return std::unique_ptr<OutputPages>(new OutputPages(std::move(read_write), std::move(name), offset, bytes));
+  return std::unique_ptr<OutputPages>(new OutputPages(fd, std::move(read_write), std::move(name), offset, bytes));
 }
 
-OutputPages::OutputPages(UniqueFd read_write, std::string name, std::uint64_t offset, std::uint64_t bytes)
-    : read_write_(std::move(read_write)), name_(std::move(name)), offset_(offset), bytes_(bytes) {}
+OutputPages::OutputPages(int fd, UniqueFd read_write, std::string name, std::uint64_t offset, std::uint64_t bytes)
+    : fd_(fd), read_write_(std::move(read_write)), name_(std::move(name)), offset_(offset), bytes_(bytes) {}
 
 OutputPages::~OutputPages() { unmap(); }
 
@@ -127,11 +129,12 @@ void OutputPages::unmap() noexcept {
   data_ = nullptr;
 }
 
-void OutputPages::keep(std::uint64_t kept) {
-  RMGSORT_EXPECTS(kept <= bytes_, "OutputPages::keep: at most the records' bytes");
+void OutputPages::finish(std::uint64_t kept) {
+  RMGSORT_EXPECTS(kept <= bytes_, "OutputPages::finish: at most the records' bytes");
   unmap();
-  if (ftruncate(read_write_.get(), off_t(offset_ + kept)) != 0) throw_errno(name_, "write failed");
+  if (kept < bytes_ && ftruncate(read_write_.get(), off_t(offset_ + kept)) != 0) throw_errno(name_, "write failed");
   bytes_ = kept;
+  if (lseek(fd_, off_t(offset_ + kept), SEEK_SET) < 0) throw_errno(name_, "write failed");
 }
 
 }  // namespace rmgsort

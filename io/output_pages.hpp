@@ -25,9 +25,11 @@ namespace rmgsort {
 class OutputPages {
  public:
   // Home for BYTES (> 0) of records in the file of FD from byte OFFSET on (what precedes them, a
-  // .npy header, is written through FD afterwards), when FD is an empty regular file on a memory file
-  // system that can be opened again for reading and writing (a shared writable mapping needs both);
-  // else null, and the caller reads into memory and writes as usual. NAME names the file in errors.
+  // .npy header, is written through FD afterwards, from its position 0), when FD is an empty regular
+  // file on a memory file system, at position 0, not opened to append (an appended header would land
+  // after the records), that can be opened again for reading and writing (a shared writable mapping
+  // needs both); else null, and the caller reads into memory and writes as usual. NAME names the
+  // file in errors.
   [[nodiscard]] static std::unique_ptr<OutputPages> open(int fd, std::string name, std::uint64_t offset,
                                                           std::uint64_t bytes);
   ~OutputPages();
@@ -45,17 +47,20 @@ class OutputPages {
   [[nodiscard]] std::byte* data() const { return data_; }
   [[nodiscard]] std::uint64_t bytes() const { return bytes_; }
 
-  // Unmaps the records and ends the file after the first KEPT bytes of them (--unique left out the
-  // rest). data() is null afterwards.
-  void keep(std::uint64_t kept);
+  // The sort is done: unmaps the records, ends the file after the first KEPT bytes of them (--unique
+  // left out the rest) and moves FD's position there, where a write of them would have left it:
+  // standard output's file is shared with the shell, which may write after them. data() is null
+  // afterwards.
+  void finish(std::uint64_t kept);
 
  private:
-  OutputPages(UniqueFd read_write, std::string name, std::uint64_t offset, std::uint64_t bytes);
+  OutputPages(int fd, UniqueFd read_write, std::string name, std::uint64_t offset, std::uint64_t bytes);
   void map();
   void unmap() noexcept;
   // Reads FILE's data [begin, end) into DESTINATION + begin (the mapping): errors as fill()'s.
   void read_piece(const InputFile& file, std::byte* destination, std::uint64_t begin, std::uint64_t end);
 
+  int fd_;  // the caller's descriptor, whose position finish() moves
   UniqueFd read_write_;
   std::string name_;
   std::uint64_t offset_;  // the records' first byte in the file

@@ -71,7 +71,7 @@ SortOutcome sort_in_memory(SortEngine& engine, KeysInMemory& keys, const SortRun
   }
   if (in_output) {
     outcome.sorted_in_output_file = true;
-    if (sorted.records.size() < keys.bytes) keys.output_pages->keep(sorted.records.size());  // --unique
+    keys.output_pages->finish(sorted.records.size());  // (fewer bytes: --unique)
   } else if (run.output_fd >= 0) {
     progress.phase("writing " + run.output_name, 0);
     write_file(run.output_fd, run.output_name, sorted.records.data(), sorted.records.size(), WriteOptions{});

@@ -4,9 +4,10 @@
 # reference (tests/e2e/pipeline_ref.py): every key type, both orders, --unique (the file cut back after
 # the records kept), --verify, .npy input and output (the records after the header), several inputs
 # (from tmpfs and from a disk, closed until read under a low open-file limit), an output that is the
-# input or replaces a file, (u64, u64) records (sorted as pairs in place). --stats says
-# sorted_in_output_file; what is not sorted in place (wider records, --index-output, standard
-# output's file, a disk output) is written as before. A full
+# input or replaces a file, standard output's file (`> FILE`: the shell's next write lands after the
+# keys; a signal cuts it back), (u64, u64) records (sorted as pairs in place). --stats says sorted_in_output_file; what is
+# not sorted in place (wider records, --index-output, a disk output, a file appended to) is written
+# as before. A full
 # tmpfs fails with exit 2, naming the output, and leaves the old output and nothing else. On a GPU
 # host: the GPUs' in-memory sort, bare keys and (u64, u64) records, in the output's pages too.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -150,7 +151,7 @@ expect_in_pages "$SHM/stats.json" True
 end
 
 echo "== written as before"
-begin "wider records, --index-output, standard output's file, a disk output: not in the output's pages"
+begin "wider records, --index-output, a disk output, standard output appended to: not in the output's pages"
 rmg sort "$SHM/wide.rec" -t u32 --record-size 13 --key-offset 5 -o "$SHM/out" --gpus none --stats "$SHM/stats.json"
 expect_rc 0
 expect_ref --raw u32 13 5 "$SHM/out" - "$SHM/wide.rec"
@@ -163,14 +164,44 @@ rmg sort "$SHM/keys.u64" -t u64 -o "$D/out" --gpus none --stats "$SHM/stats.json
 expect_rc 0
 expect_ref --raw u64 8 0 "$D/out" - "$SHM/keys.u64"
 expect_in_pages "$SHM/stats.json" False
-# Standard output's file: the shell's position moves past the keys, so what follows lands after them.
-{ "$RMGSORT" sort "$SHM/keys.u64" -t u64 --gpus none --stats "$SHM/stats.json" && printf tail; } >"$SHM/stdout.u64"
-expect_size "$SHM/stdout.u64" $((300007 * 8 + 4))
-head -c $((300007 * 8)) "$SHM/stdout.u64" >"$SHM/stdout-keys.u64"
-expect_ref --raw u64 8 0 "$SHM/stdout-keys.u64" - "$SHM/keys.u64"
-[[ $(tail -c 4 "$SHM/stdout.u64") == tail ]] || fail "what the shell wrote after the keys is not after them"
+# Appended to (>>): a header would land after the records; written as before.
+: >"$SHM/appended.npy"
+"$RMGSORT" sort "$SHM/keys.npy" --gpus none --stats "$SHM/stats.json" >>"$SHM/appended.npy"
+expect_ref --npy "$SHM/appended.npy" - "$SHM/keys.npy"
 expect_in_pages "$SHM/stats.json" False
 end
+
+begin "standard output's empty file on tmpfs (> FILE): in its pages; what the shell writes next lands after the keys"
+{ "$RMGSORT" sort "$SHM/keys.u64" -t u64 -u --gpus none --stats "$SHM/stats.json" && printf tail; } >"$SHM/stdout.u64"
+kept=$(stat_of "$SHM/stats.json" records_kept)
+expect_size "$SHM/stdout.u64" $((kept * 8 + 4))
+head -c $((kept * 8)) "$SHM/stdout.u64" >"$SHM/stdout-keys.u64"
+expect_ref --unique --raw u64 8 0 "$SHM/stdout-keys.u64" - "$SHM/keys.u64"
+[[ $(tail -c 4 "$SHM/stdout.u64") == tail ]] || fail "what the shell wrote after the keys is not after them"
+expect_in_pages "$SHM/stats.json" True
+"$RMGSORT" sort "$SHM/keys.npy" --gpus none --stats "$SHM/stats.json" >"$SHM/stdout.npy"
+expect_ref --npy "$SHM/stdout.npy" - "$SHM/keys.npy"
+expect_in_pages "$SHM/stats.json" True
+end
+
+begin "SIGTERM while 1 GiB is read into standard output's file, then while it is sorted: exit 143, the file cut back to empty"
+if (($(df --output=avail -B1 /dev/shm | tail -n 1) < 3 * 2 ** 30)); then
+  skip "less than 3 GiB free in /dev/shm"
+else
+  "$RMGSORT" generate -t u64 --count $((1 << 27)) -o "$SHM/big.u64" --progress never
+  for pause in 0 0.3; do
+    "${DEFAULT_SIGNALS[@]}" "$RMGSORT" sort "$SHM/big.u64" -t u64 --gpus none >"$SHM/killed.u64" 2>"$WORK/stderr" &
+    pid=$!
+    for ((i = 0; i < 2000; i++)); do [[ -s "$SHM/killed.u64" ]] && break; sleep 0.005; done  # grown: being read
+    sleep $pause
+    kill -TERM $pid
+    wait_or_kill $pid
+    expect_rc 143
+    expect_size "$SHM/killed.u64" 0
+  done
+  rm -f "$SHM/big.u64"
+  end
+fi
 
 begin "a tmpfs too small for the output: exit 2 naming it, the old output intact, nothing left"
 small=$WORK/small

@@ -1,7 +1,7 @@
 // The output's own pages (io/output_pages.hpp): only an empty regular file on a memory file system
 // takes them; the input's parts (raw, .npy, closed until read, larger than a piece, from a disk or
-// from tmpfs) are read in order after any offset into the mapping, and cut back by keep(); a part
-// that shrank names the input, a full file system the output.
+// from tmpfs) are read in order after any offset into the mapping, and cut back by finish(), which
+// leaves the descriptor after them; a part that shrank names the input, a full file system the output.
 #include "io/output_pages.hpp"
 
 #include <fcntl.h>
@@ -58,6 +58,7 @@ std::string fill_error(OutputPages& pages, const InputSequence& input) {
   return "";
 }
 
+// Only an empty regular file in memory, at position 0, not appended to.
 TEST(OutputPages, OnlyAnEmptyRegularFileInMemory) {
   int fds[2];
   ASSERT_EQ(pipe(fds), 0);
@@ -75,14 +76,20 @@ TEST(OutputPages, OnlyAnEmptyRegularFileInMemory) {
   const int fd = create_file(memory.file("out"));
   EXPECT_NE(OutputPages::open(fd, "out", 0, 4096), nullptr);
   EXPECT_EQ(OutputPages::open(fd, "out", 0, 0), nullptr) << "nothing to hold: no mapping";
+  ASSERT_EQ(::lseek(fd, 10, SEEK_SET), 10);
+  EXPECT_EQ(OutputPages::open(fd, "out", 0, 4096), nullptr) << "a descriptor whose writes would go past 0";
   ASSERT_EQ(::write(fd, "x", 1), 1);
   EXPECT_EQ(OutputPages::open(fd, "out", 0, 4096), nullptr) << "a file with bytes of its own";
   close(fd);
+  const int appending = ::open(memory.file("appended").c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  ASSERT_GE(appending, 0);
+  EXPECT_EQ(OutputPages::open(appending, "appended", 64, 4096), nullptr) << "a header appended after the records";
+  close(appending);
 }
 
 // Parts of odd sizes, one larger than a thread's piece (64 MiB), land in order after an offset inside
-// a page (a .npy header's 128 bytes); what precedes them is left for the header, and keep() cuts the
-// file after the records kept.
+// a page (a .npy header's 128 bytes); what precedes them is left for the header, and finish() cuts
+// the file after the records kept.
 TEST(OutputPages, CopiesEveryPartInOrderAfterTheOffsetAndKeepsAPrefix) {
   if (!memory_directory_usable()) GTEST_SKIP() << "no tmpfs at " << test::memory_directory();
   for (const std::string& input_directory : {test::memory_directory(), test::disk_directory()}) {
@@ -109,8 +116,9 @@ TEST(OutputPages, CopiesEveryPartInOrderAfterTheOffsetAndKeepsAPrefix) {
       expected.insert(expected.end(), all.begin(), all.end());
       expected[128] = std::byte{0x5a};
       EXPECT_EQ(test::read_plain_file(path), expected);
-      pages->keep(4 * 1000);
+      pages->finish(4 * 1000);
       EXPECT_EQ(pages->data(), nullptr);
+      EXPECT_EQ(::lseek(fd, 0, SEEK_CUR), 128 + 4 * 1000) << "the descriptor stands after the records kept";
       expected.resize(128 + 4 * 1000);
       EXPECT_EQ(test::read_plain_file(path), expected);
       close(fd);
