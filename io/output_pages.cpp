@@ -42,7 +42,11 @@ std::unique_ptr<OutputPages> OutputPages::open(int fd, std::string name, std::ui
   const std::string proc_path = "/proc/self/fd/" + std::to_string(fd);
   UniqueFd read_write(::open(proc_path.c_str(), O_RDWR | O_CLOEXEC));
   if (!read_write.valid()) return nullptr;
-  return std::unique_ptr<OutputPages>(new OutputPages(fd, std::move(read_write), std::move(name), offset, bytes));
+  std::unique_ptr<OutputPages> pages(new OutputPages(fd, std::move(read_write), std::move(name), offset, bytes));
+  // Sparse growth allocates nothing: each page comes when a read first stores to it.
+  if (ftruncate(pages->read_write_.get(), off_t(offset + bytes)) != 0) throw_errno(pages->name_, "write failed");
+  pages->map();
+  return pages;
 }
 
 OutputPages::OutputPages(int fd, UniqueFd read_write, std::string name, std::uint64_t offset, std::uint64_t bytes)
@@ -52,10 +56,8 @@ OutputPages::~OutputPages() { unmap(); }
 
 void OutputPages::fill(const InputSequence& input, unsigned threads,
                        const std::function<void(std::uint64_t)>& on_copied) {
-  RMGSORT_EXPECTS(input.regular() && input.size() == bytes_, "OutputPages::fill: a regular input of the bytes given");
-  // Sparse growth allocates nothing: each page comes when a read first stores to it.
-  if (ftruncate(read_write_.get(), off_t(offset_ + bytes_)) != 0) throw_errno(name_, "write failed");
-  map();
+  RMGSORT_EXPECTS(input.regular() && input.size() == bytes_ && data_ != nullptr,
+                  "OutputPages::fill: a regular input of the bytes given, once");
   std::uint64_t part_start = 0;
   for (const InputPart& part : input.parts()) {
     std::optional<InputFile> spare;

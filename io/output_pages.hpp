@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 
 #include "io/input_sequence.hpp"
@@ -28,24 +29,27 @@ class OutputPages {
   // .npy header, is written through FD afterwards, from its position 0), when FD is an empty regular
   // file on a memory file system, at position 0, not opened to append (an appended header would land
   // after the records), that can be opened again for reading and writing (a shared writable mapping
-  // needs both); else null, and the caller reads into memory and writes as usual. NAME names the
-  // file in errors.
+  // needs both); else null, and the caller reads into memory and writes as usual. The file is grown
+  // to hold them (sparse: no page is allocated yet) and mapped: data(), mapped(). NAME names the
+  // file in errors, thrown as rmgsort::Error when the file cannot grow or be mapped.
   [[nodiscard]] static std::unique_ptr<OutputPages> open(int fd, std::string name, std::uint64_t offset,
                                                           std::uint64_t bytes);
   ~OutputPages();
   OutputPages(const OutputPages&) = delete;
   OutputPages& operator=(const OutputPages&) = delete;
 
-  // Maps the records (data()) and reads the regular sequence INPUT (input.size() == the bytes given
-  // to open()) into them, part after part, pieces of a part on up to THREADS threads, telling
+  // Reads the regular sequence INPUT (input.size() == the bytes given to open()) into data(), part after part, pieces of a part on up to THREADS threads, telling
   // ON_COPIED the bytes of each piece (from any of them, one piece at a time each). Throws
   // rmgsort::Error naming the part for a failed read or a part that shrank, the output for a page
   // tmpfs could not allocate ("write failed: No space left on device", never SIGBUS).
   void fill(const InputSequence& input, unsigned threads, const std::function<void(std::uint64_t)>& on_copied = {});
 
-  // The records, in the file's shared mapping, after fill(); what is stored there is the file's.
+  // The records, in the file's shared mapping; what is stored there is the file's.
   [[nodiscard]] std::byte* data() const { return data_; }
   [[nodiscard]] std::uint64_t bytes() const { return bytes_; }
+  // The whole mapping, from the start of the page data() is in: page-aligned, for a memory policy
+  // (the GPUs' NUMA node) set before fill() first touches its pages.
+  [[nodiscard]] std::span<std::byte> mapped() const { return {mapping_, mapping_bytes_}; }
 
   // The sort is done: unmaps the records, ends the file after the first KEPT bytes of them (--unique
   // left out the rest) and moves FD's position there, where a write of them would have left it:

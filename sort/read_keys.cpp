@@ -17,6 +17,8 @@ KeysInMemory copy_into_output_pages(const SortPlan& plan, const InputSequence& i
   KeysInMemory read;
   read.bytes = input.size();
   progress.phase("reading " + input.display_name(), read.bytes);
+  const std::span<std::byte> mapped = output_pages->mapped();
+  plan.engine->place(mapped.data(), mapped.size());
   output_pages->fill(input, threads, [&progress](std::uint64_t bytes) { progress.advance(bytes); });
   read.output_pages = std::move(output_pages);
   const auto checksum = [&read, &plan, verify] {

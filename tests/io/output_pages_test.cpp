@@ -74,13 +74,19 @@ TEST(OutputPages, OnlyAnEmptyRegularFileInMemory) {
   if (!memory_directory_usable()) GTEST_SKIP() << "no tmpfs at " << test::memory_directory();
   test::TempDir memory(test::memory_directory());
   const int fd = create_file(memory.file("out"));
-  EXPECT_NE(OutputPages::open(fd, "out", 0, 4096), nullptr);
   EXPECT_EQ(OutputPages::open(fd, "out", 0, 0), nullptr) << "nothing to hold: no mapping";
-  ASSERT_EQ(::lseek(fd, 10, SEEK_SET), 10);
-  EXPECT_EQ(OutputPages::open(fd, "out", 0, 4096), nullptr) << "a descriptor whose writes would go past 0";
-  ASSERT_EQ(::write(fd, "x", 1), 1);
+  {
+    const auto pages = OutputPages::open(fd, "out", 100, 4096);
+    ASSERT_NE(pages, nullptr);
+    EXPECT_EQ(test::read_plain_file(memory.file("out")).size(), 4196u) << "grown to hold them";
+    EXPECT_EQ(pages->data(), pages->mapped().data() + 100);
+  }
   EXPECT_EQ(OutputPages::open(fd, "out", 0, 4096), nullptr) << "a file with bytes of its own";
   close(fd);
+  const int moved = create_file(memory.file("moved"));
+  ASSERT_EQ(::lseek(moved, 10, SEEK_SET), 10);
+  EXPECT_EQ(OutputPages::open(moved, "moved", 0, 4096), nullptr) << "a descriptor whose writes would go past 0";
+  close(moved);
   const int appending = ::open(memory.file("appended").c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   ASSERT_GE(appending, 0);
   EXPECT_EQ(OutputPages::open(appending, "appended", 64, 4096), nullptr) << "a header appended after the records";
