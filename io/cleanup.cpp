@@ -57,7 +57,12 @@ bool g_sigpipe_inherited_ignored = false;
   _exit(128 + signal_number);  // reached only by a signal whose default is not to end the process
 }
 
+// The handled signal the process is dying of (0: none yet), set before the handler cuts anything back.
+std::atomic<int> g_dying_of{0};
+static_assert(std::atomic<int>::is_always_lock_free, "read in a signal handler");
+
 extern "C" void unlink_and_exit(int signal_number) {
+  g_dying_of.store(signal_number);
   // First the run's last words (its statistics), whose staged file may have a name to unlink.
   say_last_words(signal_number);
   restore_stdout_size();
@@ -139,7 +144,25 @@ void restore_stdout_size() noexcept {
   errno = saved_errno;
 }
 
+// SIGBUS. Standard output's file, cut back by the handler of a terminating signal, may be mapped
+// (io/output_pages.hpp): another thread's next store into it raises SIGBUS. That thread waits here
+// for the handler to end the process by its own signal. Any other SIGBUS is what it always was: the
+// default action restored, the faulting store runs again and ends the process.
+extern "C" void wait_if_dying(int /*signal_number*/) {
+  if (g_dying_of.load() != 0) {
+    for (;;) pause();
+  }
+  struct sigaction fatal {};
+  fatal.sa_handler = SIG_DFL;
+  sigemptyset(&fatal.sa_mask);
+  (void)sigaction(SIGBUS, &fatal, nullptr);
+}
+
 void install_cleanup_signal_handlers() {
+  struct sigaction bus {};
+  bus.sa_handler = wait_if_dying;
+  sigemptyset(&bus.sa_mask);
+  if (sigaction(SIGBUS, &bus, nullptr) != 0) throw_errno("signal handler", "cannot install for SIGBUS");
   struct sigaction action {};
   action.sa_handler = unlink_and_exit;
   sigemptyset(&action.sa_mask);

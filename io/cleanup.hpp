@@ -45,8 +45,10 @@ void restore_stdout_size() noexcept;
 // process inherited ignored (nohup, `cmd &` in a script) stays ignored. SIGPIPE and SIGXFSZ are
 // ignored instead, so that writing to a closed pipe fails with EPIPE and writing past `ulimit -f`
 // with EFBIG, which the writers report as an Error naming the output, and the normal unwinding
-// removes temporary files (a closed pipe then ends the process through die_of_sigpipe()). Call
-// once, early in main().
+// removes temporary files (a closed pipe then ends the process through die_of_sigpipe()). A thread
+// that stores into standard output's file after such a handler cut it back (a mapped output) gets
+// SIGBUS, and waits for the handler to end the process; any other SIGBUS ends it as it would have.
+// Call once, early in main().
 void install_cleanup_signal_handlers();
 
 // Whether the process was started with SIGPIPE ignored (as install_cleanup_signal_handlers() found

@@ -64,6 +64,7 @@ for name, t in {"f32": np.float32, "f64": np.float64}.items():
     keys.tofile(f"{shm}/keys.{name}")
 np.fromfile(f"{shm}/keys.u64", dtype="<u8").tofile(f"{disk}/keys.u64")
 np.save(f"{shm}/keys.npy", np.fromfile(f"{shm}/keys.i64", dtype="<i8"))
+np.save(f"{shm}/small.npy", np.array([7, -1, 2**62, 0, 7], dtype="<i8"))
 rec = np.zeros(n, dtype=[("key", "<u8"), ("payload", "<u8")])
 rec["key"] = rng.integers(0, 1000, n)
 rec["payload"] = np.arange(n)
@@ -131,6 +132,13 @@ expect_ref --raw u64 8 0 "$SHM/out" - "${inputs[@]}"
 expect_in_pages "$SHM/stats.json" True
 end
 
+begin "three .npy inputs (each with its header): their records read after each header, in order"
+rmg sort "$SHM/keys.npy" "$SHM/small.npy" "$SHM/keys.npy" -o "$SHM/out.npy" --gpus none --stats "$SHM/stats.json"
+expect_rc 0
+expect_ref --npy "$SHM/out.npy" - "$SHM/keys.npy" "$SHM/small.npy" "$SHM/keys.npy"
+expect_in_pages "$SHM/stats.json" True
+end
+
 begin "the output is the input, and an output that replaces a file: sorted, nothing left beside it"
 cp "$SHM/keys.u64" "$SHM/self.u64"
 rmg sort "$SHM/self.u64" -t u64 -o "$SHM/self.u64" --gpus none
@@ -166,7 +174,11 @@ expect_ref --raw u64 8 0 "$D/out" - "$SHM/keys.u64"
 expect_in_pages "$SHM/stats.json" False
 # Appended to (>>): a header would land after the records; written as before.
 : >"$SHM/appended.npy"
-"$RMGSORT" sort "$SHM/keys.npy" --gpus none --stats "$SHM/stats.json" >>"$SHM/appended.npy"
+run "$RMGSORT" sort "$SHM/keys.npy" --gpus none --stats "$SHM/stats.json"
+cat "$WORK/stdout" >>"$SHM/appended.npy"
+"$RMGSORT" sort "$SHM/keys.npy" --gpus none --stats "$SHM/stats.json" >>"$SHM/appended-direct.npy"
+expect_rc 0
+expect_same "$SHM/appended-direct.npy" "$SHM/appended.npy"
 expect_ref --npy "$SHM/appended.npy" - "$SHM/keys.npy"
 expect_in_pages "$SHM/stats.json" False
 end
@@ -180,24 +192,30 @@ expect_ref --unique --raw u64 8 0 "$SHM/stdout-keys.u64" - "$SHM/keys.u64"
 [[ $(tail -c 4 "$SHM/stdout.u64") == tail ]] || fail "what the shell wrote after the keys is not after them"
 expect_in_pages "$SHM/stats.json" True
 "$RMGSORT" sort "$SHM/keys.npy" --gpus none --stats "$SHM/stats.json" >"$SHM/stdout.npy"
+[[ $? -eq 0 ]] || fail "the .npy sort to standard output's file failed"
 expect_ref --npy "$SHM/stdout.npy" - "$SHM/keys.npy"
 expect_in_pages "$SHM/stats.json" True
 end
 
-begin "SIGTERM while 1 GiB is read into standard output's file, then while it is sorted: exit 143, the file cut back to empty"
+begin "SIGTERM while 1 GiB is read into standard output's file, and while it is sorted: exit 143, the file cut back to empty"
 if (($(df --output=avail -B1 /dev/shm | tail -n 1) < 3 * 2 ** 30)); then
   skip "less than 3 GiB free in /dev/shm"
 else
   "$RMGSORT" generate -t u64 --count $((1 << 27)) -o "$SHM/big.u64" --progress never
-  for pause in 0 0.3; do
-    "${DEFAULT_SIGNALS[@]}" "$RMGSORT" sort "$SHM/big.u64" -t u64 --gpus none >"$SHM/killed.u64" 2>"$WORK/stderr" &
-    pid=$!
-    for ((i = 0; i < 2000; i++)); do [[ -s "$SHM/killed.u64" ]] && break; sleep 0.005; done  # grown: being read
-    sleep $pause
-    kill -TERM $pid
-    wait_or_kill $pid
-    expect_rc 143
-    expect_size "$SHM/killed.u64" 0
+  # The progress line says which phase the run is in. Killed while sorting, the sort's threads store
+  # into pages the handler has cut off: they wait for it to end the process by SIGTERM (not SIGBUS).
+  for phase in reading sorting; do
+    for pause in 0 0.05; do
+      "${DEFAULT_SIGNALS[@]}" "$RMGSORT" sort "$SHM/big.u64" -t u64 --gpus none --progress always \
+        >"$SHM/killed.u64" 2>"$WORK/progress" &
+      pid=$!
+      for ((i = 0; i < 4000; i++)); do grep -q "rmgsort: $phase" "$WORK/progress" && break; sleep 0.005; done
+      sleep $pause
+      kill -TERM $pid
+      wait_or_kill $pid
+      [[ $RC -eq 143 ]] || fail "killed while $phase (+${pause} s): exit status $RC, expected 143"
+      expect_size "$SHM/killed.u64" 0
+    done
   done
   rm -f "$SHM/big.u64"
   end
@@ -235,6 +253,13 @@ if [[ ${gpus_present:-0} -gt 0 ]]; then
     [[ $(stat_of "$SHM/stats.json" engine) == gpu ]] || fail "stats: engine $(stat_of "$SHM/stats.json" engine)"
     end
   done
+  begin "--gpus 0, u64 keys, --verify, .npy: in the output's pages, checked"
+  rmg sort "$SHM/keys.npy" --verify -o "$SHM/out.npy" --gpus 0 --stats "$SHM/stats.json"
+  expect_rc 0
+  expect_ref --npy "$SHM/out.npy" - "$SHM/keys.npy"
+  expect_in_pages "$SHM/stats.json" True
+  [[ $(stat_of "$SHM/stats.json" verified) == True ]] || fail "stats: verified"
+  end
   begin "--gpus 0, (u64, u64) records, -u: in the output's pages, stable"
   rmg sort "$SHM/pairs.rec" -t u64 --record-size 16 -u -o "$SHM/out" --gpus 0 --stats "$SHM/stats.json"
   expect_rc 0
