@@ -25,6 +25,7 @@
 #include "gpu/devices.hpp"
 #include "gpu/gpu_selection.hpp"
 #include "host/system_memory.hpp"
+#include "io/file_identity.hpp"
 #include "io/input_sequence.hpp"
 #include "io/output_file.hpp"
 #include "io/output_pages.hpp"
@@ -126,6 +127,10 @@ PlanRequest plan_request(const SortOptions& options, const Validated& validated,
 std::unique_ptr<OutputPages> output_pages_for(const SortPlan& plan, const InputSequence& input,
                                               const NpyOutputFormats& formats, const SortRun& run) {
   if (plan.path != SortPath::in_memory || run.output_fd < 0 || run.index_fd >= 0) return nullptr;
+  // Standard error on standard output's file (> FILE 2>&1) would write at its position, over the
+  // keys, while they are read and sorted there.
+  const std::optional<FileIdentity> output_file = identity_of_descriptor(run.output_fd);
+  if (output_file && output_file == identity_of_descriptor(STDERR_FILENO)) return nullptr;
   const std::uint64_t count = input.size() / plan.engine->layout().record_size;
   if (plan.engine->output_bytes(count) != 0) return nullptr;  // records gathered by tags into buffers of its own
   // After the .npy header, whose length does not depend on the count (npy_output_headers.hpp).

@@ -73,7 +73,9 @@ Json throughput_json(const SortReport& report, std::uint64_t record_size) {
       {"sort_keys_per_second", per_second(count, times.sort)},
       {"partition_bytes_per_second", per_second(bytes, times.partition)},
       {"read_bytes_per_second", read},
-      {"write_bytes_per_second", per_second(bytes, times.write)},
+      // Sorted in the output's pages, nothing was written: no rate.
+      {"write_bytes_per_second",
+       report.outcome->sorted_in_output_file ? Json(nullptr) : per_second(bytes, times.write)},
   };
 }
 

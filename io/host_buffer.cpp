@@ -4,15 +4,13 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cerrno>
 #include <cstdint>
 #include <string>
-#include <thread>
 #include <utility>
-#include <vector>
 
 #include "core/error.hpp"
+#include "io/detail/pieces.hpp"
 
 namespace rmgsort {
 namespace {
@@ -50,18 +48,10 @@ void populate_pages(std::byte* data, std::size_t bytes, unsigned threads) {
   std::byte* const first_page = data - reinterpret_cast<std::uintptr_t>(data) % page;
   const std::size_t span = std::size_t(data + bytes - first_page);
   const std::size_t pieces = (span + kPieceBytes - 1) / kPieceBytes;
-  std::atomic<std::size_t> next{0};
-  auto work = [&] {
-    for (std::size_t i = next++; i < pieces; i = next++) {
-      const std::size_t offset = i * kPieceBytes;
-      populate_range(first_page + offset, std::min(kPieceBytes, span - offset), page);
-    }
-  };
-  std::vector<std::thread> helpers;
-  const std::size_t helper_count = std::min<std::size_t>(std::max(threads, 1u), pieces) - 1;
-  for (std::size_t t = 0; t < helper_count; ++t) helpers.emplace_back(work);
-  work();
-  for (std::thread& helper : helpers) helper.join();
+  for_each_piece(pieces, threads, [&](std::uint64_t i) {
+    const std::size_t offset = std::size_t(i) * kPieceBytes;
+    populate_range(first_page + offset, std::min(kPieceBytes, span - offset), page);
+  });
 }
 
 HostBuffer::HostBuffer(std::size_t bytes) : size_(bytes), capacity_(round_up(bytes)) {

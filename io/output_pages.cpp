@@ -3,26 +3,22 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cerrno>
-#include <exception>
-#include <mutex>
 #include <optional>
-#include <thread>
 #include <utility>
-#include <vector>
 
 #include "core/error.hpp"
 #include "io/detail/mapped_output.hpp"
+#include "io/detail/pieces.hpp"
 
 namespace rmgsort {
 namespace {
 
-// A thread reads pieces of this size, one at a time (2 GiB: 32 pieces for the threads to share).
+// A thread reads pieces of this size, one at a time: the mapped writer's (io/detail/mapped_output.cpp),
+// whole huge pages, and enough pieces for every thread of a large input (2 GiB: 32).
 constexpr std::uint64_t kPieceBytes = std::uint64_t{64} << 20;
 
 [[noreturn]] void throw_shrank(const InputFile& file, std::uint64_t at) {
@@ -63,32 +59,12 @@ void OutputPages::fill(const InputSequence& input, unsigned threads,
     std::optional<InputFile> spare;
     const InputFile& file = part_file(part, spare);
     std::byte* const destination = data_ + part_start;
-    const std::uint64_t pieces = (file.size + kPieceBytes - 1) / kPieceBytes;
-    std::atomic<std::uint64_t> next{0};
-    std::atomic<bool> failed{false};
-    std::exception_ptr failure;
-    std::mutex failure_mutex;
-    const auto work = [&] {
-      for (std::uint64_t i = next++; i < pieces && !failed.load(std::memory_order_relaxed); i = next++) {
-        const std::uint64_t begin = i * kPieceBytes;
-        const std::uint64_t end = std::min(file.size, begin + kPieceBytes);
-        try {
-          read_piece(file, destination, begin, end);
-        } catch (...) {
-          const std::lock_guard lock(failure_mutex);
-          if (!failure) failure = std::current_exception();
-          failed = true;
-          return;
-        }
-        if (on_copied) on_copied(end - begin);
-      }
-    };
-    std::vector<std::thread> helpers;
-    const std::uint64_t helper_count = pieces == 0 ? 0 : std::min<std::uint64_t>(std::max(threads, 1u), pieces) - 1;
-    for (std::uint64_t t = 0; t < helper_count; ++t) helpers.emplace_back(work);
-    work();
-    for (std::thread& helper : helpers) helper.join();
-    if (failure) std::rethrow_exception(failure);
+    for_each_piece((file.size + kPieceBytes - 1) / kPieceBytes, threads, [&](std::uint64_t i) {
+      const std::uint64_t begin = i * kPieceBytes;
+      const std::uint64_t end = std::min(file.size, begin + kPieceBytes);
+      read_piece(file, destination, begin, end);
+      if (on_copied) on_copied(end - begin);
+    });
     part_start += file.size;
   }
 }
@@ -103,13 +79,8 @@ void OutputPages::read_piece(const InputFile& file, std::byte* destination, std:
     }
     if (n == 0) throw_shrank(file, done);
     if (errno == EINTR) continue;
-    // The read stored into a page of the output that tmpfs could not allocate: EFAULT, where a store
-    // of our own would have raised SIGBUS. That is a full file system unless the file shrank under us.
-    if (errno == EFAULT) {
-      struct statvfs fs {};
-      const bool full = fstatvfs(read_write_.get(), &fs) == 0 && std::uint64_t(fs.f_bavail) * fs.f_frsize < kPieceBytes;
-      throw_errno(name_, "write failed", full ? ENOSPC : EFAULT);
-    }
+    // The read stored into a page of the output that tmpfs could not allocate.
+    if (errno == EFAULT) throw_page_allocation_failure(read_write_.get(), name_, errno);
     throw_errno(file.display_name(), "read failed");
   }
 }

@@ -38,10 +38,11 @@ class OutputPages {
   OutputPages(const OutputPages&) = delete;
   OutputPages& operator=(const OutputPages&) = delete;
 
-  // Reads the regular sequence INPUT (input.size() == the bytes given to open()) into data(), part after part, pieces of a part on up to THREADS threads, telling
-  // ON_COPIED the bytes of each piece (from any of them, one piece at a time each). Throws
-  // rmgsort::Error naming the part for a failed read or a part that shrank, the output for a page
-  // tmpfs could not allocate ("write failed: No space left on device", never SIGBUS).
+  // Reads the regular sequence INPUT (input.size() == the bytes given to open()) into data(), part
+  // after part, pieces of a part on up to THREADS threads, telling ON_COPIED the bytes of each piece
+  // (from any of them, one piece at a time each). Throws rmgsort::Error naming the part for a failed
+  // read or a part that shrank, the output for a page tmpfs could not allocate ("write failed: No
+  // space left on device", or "Cannot allocate memory" under a memory limit; never SIGBUS).
   void fill(const InputSequence& input, unsigned threads, const std::function<void(std::uint64_t)>& on_copied = {});
 
   // The records, in the file's shared mapping; what is stored there is the file's.

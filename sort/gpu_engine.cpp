@@ -212,7 +212,7 @@ class InCoreEngine final : public SortEngine {
   // The memory pin_while() page-locked beside a read or a partition, for --stats.
   struct PageLocking {
     std::uint64_t bytes = 0;      // 0: pin_while() was not called
-    std::string beside;           // what ran meanwhile: "read" or "partition"
+    std::string beside;           // what ran meanwhile: "read", "partition", "checksum" or "nothing"
     double seconds = 0;           // the registration's own time, beside the work
     double waited_seconds = 0;    // what the work waited for it after its end
     double release_seconds = 0;   // unpin_while()'s release, beside its work

@@ -45,7 +45,8 @@ SortOutcome sort_in_memory(SortEngine& engine, KeysInMemory& keys, const SortRun
   progress.phase(devices.empty() ? std::string("sorting") : "sorting on " + devices, told ? keys.bytes : 0);
   SortedRound sorted = engine.sort(keys.data(), count, run.order);
   outcome.times.sort = phase.lap();
-  RMGSORT_EXPECTS(!in_output || sorted.records.data() == keys.data(), "keys in the output's pages are sorted in place");
+  RMGSORT_EXPECTS(!in_output || sorted.records.data() == keys.data(), "keys in the output's pages sorted in place");
+  outcome.sorted_in_output_file = in_output;
   if (streaming) {
     progress.phase("writing " + run.output_name, 0);
     streaming->finish();
@@ -70,7 +71,6 @@ SortOutcome sort_in_memory(SortEngine& engine, KeysInMemory& keys, const SortRun
     outcome.duplicates_dropped = unique.dropped();
   }
   if (in_output) {
-    outcome.sorted_in_output_file = true;
     keys.output_pages->finish(sorted.records.size());  // (fewer bytes: --unique)
   } else if (run.output_fd >= 0) {
     progress.phase("writing " + run.output_name, 0);
@@ -81,8 +81,7 @@ SortOutcome sort_in_memory(SortEngine& engine, KeysInMemory& keys, const SortRun
     const auto positions = std::as_bytes(sorted.positions);
     write_file(run.index_fd, run.index_name, positions.data(), positions.size(), WriteOptions{});
   }
-  outcome.times.write = phase.lap();
-  if (in_output && !run.unique) outcome.times.write = 0;  // nothing was written
+  outcome.times.write = phase.lap();  // in the output's pages: --unique and the unmapping
   return outcome;
 }
 

@@ -8,10 +8,11 @@
 namespace rmgsort {
 namespace {
 
-// read_file_keys() into the output's pages: the kernel copies, so --verify's checksum is a pass of
-// its own over the copy, beside their page-locking for the GPUs (which must wait for the copy: it
-// populates the pages, and pages a copy finds there are pages zeroed first).
-KeysInMemory copy_into_output_pages(const SortPlan& plan, const InputSequence& input, bool verify, unsigned threads,
+// read_file_keys() into the output's pages (io/output_pages.hpp), placed for the engine first. The
+// reads go straight into the mapping, so --verify's checksum is a pass of its own over it, beside
+// their page-locking for the GPUs, which must wait for the reads: it populates the pages first, and a
+// page populated before a read stores into it is zeroed first, twice the work.
+KeysInMemory read_into_output_pages(const SortPlan& plan, const InputSequence& input, bool verify, unsigned threads,
                                     Progress& progress, std::unique_ptr<OutputPages> output_pages) {
   RMGSORT_EXPECTS(plan.path == SortPath::in_memory, "output pages hold a sort in memory");
   KeysInMemory read;
@@ -24,7 +25,7 @@ KeysInMemory copy_into_output_pages(const SortPlan& plan, const InputSequence& i
   const auto checksum = [&read, &plan, verify] {
     if (verify) read.checksum = checksum_records(read.data(), read.bytes, plan.engine->layout().record_size);
   };
-  plan.engine->pin_while(read.data(), read.bytes, checksum, "read");
+  plan.engine->pin_while(read.data(), read.bytes, checksum, verify ? "checksum" : "nothing");
   return read;
 }
 
@@ -32,7 +33,7 @@ KeysInMemory copy_into_output_pages(const SortPlan& plan, const InputSequence& i
 
 KeysInMemory read_file_keys(const SortPlan& plan, const InputSequence& input, SortOrder order, bool verify,
                             unsigned threads, Progress& progress, std::unique_ptr<OutputPages> output_pages) {
-  if (output_pages) return copy_into_output_pages(plan, input, verify, threads, progress, std::move(output_pages));
+  if (output_pages) return read_into_output_pages(plan, input, verify, threads, progress, std::move(output_pages));
   SortEngine& engine = *plan.engine;
   const RecordLayout& layout = engine.layout();
   const std::size_t width = layout.record_size;

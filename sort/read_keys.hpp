@@ -16,10 +16,10 @@
 
 namespace rmgsort {
 
+// The keys are in exactly one of two homes: `keys`, or, when that is empty, the output file's own
+// pages (io/output_pages.hpp), read there to be sorted there. data() is where they are.
 struct KeysInMemory {
   HostBuffer keys;
-  // Or, instead of `keys`: the output file's own pages, which the keys were copied into to be sorted
-  // there (io/output_pages.hpp).
   std::unique_ptr<OutputPages> output_pages;
   std::uint64_t bytes = 0;
   bool complete = true;  // all of the input (a stream: else its prefix, to be spilled)

@@ -9,13 +9,11 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cerrno>
 #include <cstring>
-#include <thread>
-#include <vector>
 
 #include "core/error.hpp"
+#include "io/detail/pieces.hpp"
 
 namespace rmgsort {
 namespace {
@@ -100,38 +98,29 @@ void MappedOutput::fill(const std::byte* data, std::uint64_t offset, std::uint64
   const Mapping mapping(read_write_.get(), map_offset, span, path_);
 
   const std::size_t pieces = (span + kPieceBytes - 1) / kPieceBytes;
-  std::atomic<std::size_t> next{0};
-  std::atomic<int> failure{0};
-  auto work = [&] {
-    for (std::size_t i = next++; i < pieces && failure.load(std::memory_order_relaxed) == 0; i = next++) {
-      const std::size_t begin = i * kPieceBytes;
-      const std::size_t length = std::min(kPieceBytes, span - begin);
-      // Allocating the pages first turns a full file system into an error code: a plain store into
-      // a page tmpfs cannot allocate raises SIGBUS.
-      if (madvise(mapping.data() + begin, length, MADV_POPULATE_WRITE) != 0) {
-        int expected = 0;
-        failure.compare_exchange_strong(expected, errno);
-        return;
-      }
-      if (data == nullptr) continue;  // populate()
-      const std::size_t from = std::max(begin, lead);  // the first page's lead belongs to the file
-      std::memcpy(mapping.data() + from, data + (from - lead), begin + length - from);
-    }
-  };
-  std::vector<std::thread> helpers;
-  const std::size_t helper_count = std::min<std::size_t>(std::max(threads, 1u), pieces) - 1;
-  for (std::size_t t = 0; t < helper_count; ++t) helpers.emplace_back(work);
-  work();
-  for (std::thread& helper : helpers) helper.join();
+  for_each_piece(pieces, threads, [&](std::uint64_t i) {
+    const std::size_t begin = std::size_t(i) * kPieceBytes;
+    const std::size_t length = std::min(kPieceBytes, span - begin);
+    // Allocating the pages first turns a full file system into an error code: a plain store into
+    // a page tmpfs cannot allocate raises SIGBUS.
+    if (madvise(mapping.data() + begin, length, MADV_POPULATE_WRITE) != 0)
+      throw_page_allocation_failure(read_write_.get(), path_, errno);
+    if (data == nullptr) return;  // populate()
+    const std::size_t from = std::max(begin, lead);  // the first page's lead belongs to the file
+    std::memcpy(mapping.data() + from, data + (from - lead), begin + length - from);
+  });
+}
 
-  if (const int err = failure.load(); err != 0) {
-    // EFAULT is the SIGBUS a store would have raised: tmpfs could not allocate a page, which is a
-    // full file system unless the file shrank under us.
+void throw_page_allocation_failure(int fd, const std::string& path, int err) {
+  // EFAULT is the SIGBUS a store would have raised: tmpfs could not allocate a page. That is a full
+  // file system when it has less than a piece left (unless the file shrank under us), else a memory
+  // limit (the control group's, which counts tmpfs pages).
+  if (err == EFAULT) {
     struct statvfs fs {};
-    const bool full = err == EFAULT && fstatvfs(read_write_.get(), &fs) == 0 &&
-                      std::uint64_t(fs.f_bavail) * fs.f_frsize < kPieceBytes;
-    throw_errno(path_, "write failed", full || err == ENOSPC ? ENOSPC : err);
+    const bool full = fstatvfs(fd, &fs) == 0 && std::uint64_t(fs.f_bavail) * fs.f_frsize < kPieceBytes;
+    err = full ? ENOSPC : ENOMEM;
   }
+  throw_errno(path, "write failed", err);
 }
 
 }  // namespace rmgsort

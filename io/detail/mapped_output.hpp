@@ -17,6 +17,12 @@ namespace rmgsort {
 // Whether FD's file lives in memory (tmpfs or ramfs): no disk under it, O_DIRECT means nothing.
 [[nodiscard]] bool on_memory_file_system(int fd);
 
+// Throws the rmgsort::Error "PATH: write failed: ..." for ERR, a failure to store into a page of FD's
+// file on a memory file system (MADV_POPULATE_WRITE's, or a read's into a mapping of it): EFAULT, the
+// SIGBUS a plain store would have raised, is "No space left on device" when the file system is
+// (nearly) full, else "Cannot allocate memory" (a memory limit that counts tmpfs pages).
+[[noreturn]] void throw_page_allocation_failure(int fd, const std::string& path, int err);
+
 class MappedOutput {
  public:
   // A writer for FD when it is a regular file on a memory file system, the kernel can populate a

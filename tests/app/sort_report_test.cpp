@@ -136,6 +136,19 @@ TEST(SortStatsTest, WithoutUniqueEveryRecordIsKeptAndNoneDroppedIsNull) {
   EXPECT_TRUE(json["duplicates_dropped"].is_null()) << "does not apply without --unique";
 }
 
+TEST(SortStatsTest, SortedInTheOutputsPagesItSaysSoAndHasNoWriteRate) {
+  const SortPlan plan = cpu_plan(1000);
+  const Json written = sort_stats_json(options_to_file(), &plan, finished_report());
+  EXPECT_EQ(written["throughput"]["write_bytes_per_second"], 8000 / 0.0625);
+  SortReport report = finished_report();
+  report.outcome->sorted_in_output_file = true;
+  report.outcome->times.write = 1e-6;  // the unmapping
+  const Json json = sort_stats_json(options_to_file(), &plan, report);
+  EXPECT_EQ(json["sorted_in_output_file"], true);
+  EXPECT_TRUE(json["throughput"]["write_bytes_per_second"].is_null()) << "nothing was written";
+  EXPECT_EQ(json["phases_seconds"]["write"], 1e-6) << "the phases still add up";
+}
+
 TEST(SortStatsTest, ARunThatFailedBeforeItsPlanHasNullsWhereItDidNotReach) {
   SortReport report;
   report.input_name = "stdin";

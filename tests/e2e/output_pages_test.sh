@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # rmgsort sort into an output on tmpfs, sorted in the output file's own pages (io/output_pages.hpp):
-# the input is copied into the output file, mapped and sorted there. Against the independent numpy
+# the input is read into the output file's mapping and sorted there. Against the independent numpy
 # reference (tests/e2e/pipeline_ref.py): every key type, both orders, --unique (the file cut back after
 # the records kept), --verify, .npy input and output (the records after the header), several inputs
-# (from tmpfs and from a disk, closed until read under a low open-file limit), an output that is the
-# input or replaces a file, standard output's file (`> FILE`: the shell's next write lands after the
-# keys; a signal cuts it back), (u64, u64) records (sorted as pairs in place). --stats says sorted_in_output_file; what is
-# not sorted in place (wider records, --index-output, a disk output, a file appended to) is written
-# as before. A full
-# tmpfs fails with exit 2, naming the output, and leaves the old output and nothing else. On a GPU
-# host: the GPUs' in-memory sort, bare keys and (u64, u64) records, in the output's pages too.
+# (.npy ones too; from tmpfs and from a disk, closed until read under a low open-file limit), an
+# output that is the input or replaces a file, standard output's file (`> FILE`: the shell's next
+# write lands after the keys; a signal, in the read or in the sort, cuts it back and ends the run by
+# that signal), (u64, u64) records (sorted as pairs in place). --stats says sorted_in_output_file;
+# what is not sorted in place (wider records, --index-output, a disk output, standard output shared
+# with standard error or appended to) is written as before. A full tmpfs fails with exit 2, naming
+# the output, and leaves the old output and nothing else. On a GPU host: the GPUs' in-memory sort,
+# bare keys (--verify too) and (u64, u64) records, in the output's pages too.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 require_numpy_python
@@ -122,9 +123,9 @@ sys.exit(0 if a.dtype == np.dtype("<u4") and np.array_equal(a, b) else 1)' "$SHM
   fail "the .npy output is not the keys sorted"
 end
 
-begin "41 inputs (an empty one, one from a disk) under ulimit -n 30: closed until read, copied in order"
+begin "41 inputs (an empty one, one from a disk) under ulimit -n 64: those beyond 32 closed until read, read in order"
 inputs=("$SHM"/part*.u64 "$SHM/empty.u64" "$D/keys.u64")
-( ulimit -n 30 && exec "$RMGSORT" sort "${inputs[@]}" -t u64 -o "$SHM/out" --gpus none --stats "$SHM/stats.json" ) \
+( ulimit -n 64 && exec "$RMGSORT" sort "${inputs[@]}" -t u64 -o "$SHM/out" --gpus none --stats "$SHM/stats.json" ) \
   >"$WORK/stdout" 2>"$WORK/stderr"
 RC=$?
 expect_rc 0
@@ -159,7 +160,7 @@ expect_in_pages "$SHM/stats.json" True
 end
 
 echo "== written as before"
-begin "wider records, --index-output, a disk output, standard output appended to: not in the output's pages"
+begin "wider records, --index-output, a disk output, standard output shared with standard error or appended to: not in the output's pages"
 rmg sort "$SHM/wide.rec" -t u32 --record-size 13 --key-offset 5 -o "$SHM/out" --gpus none --stats "$SHM/stats.json"
 expect_rc 0
 expect_ref --raw u32 13 5 "$SHM/out" - "$SHM/wide.rec"
@@ -171,6 +172,11 @@ expect_in_pages "$SHM/stats.json" False
 rmg sort "$SHM/keys.u64" -t u64 -o "$D/out" --gpus none --stats "$SHM/stats.json"
 expect_rc 0
 expect_ref --raw u64 8 0 "$D/out" - "$SHM/keys.u64"
+expect_in_pages "$SHM/stats.json" False
+# Standard error on the same file (> FILE 2>&1) would write over the keys in it.
+"$RMGSORT" sort "$SHM/keys.u64" -t u64 --gpus none --stats "$SHM/stats.json" >"$SHM/shared" 2>&1
+[[ $? -eq 0 ]] || fail "> FILE 2>&1 failed: $(head -c 300 "$SHM/shared")"
+expect_ref --raw u64 8 0 "$SHM/shared" - "$SHM/keys.u64"
 expect_in_pages "$SHM/stats.json" False
 # Appended to (>>): a header would land after the records; written as before.
 : >"$SHM/appended.npy"

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <string>
@@ -30,13 +31,18 @@ int create_file(const std::string& path) {
   return fd;
 }
 
-// Files of PARTS in DIR, opened in order as one sequence of u32 keys.
+// Files of PARTS in DIR, opened in order as one sequence of u32 keys; those named in NPY_PARTS are
+// .npy files (a header before their data).
 InputSequence file_sequence(const test::TempDir& dir, const std::vector<std::vector<std::byte>>& parts,
-                            bool close_parts = false) {
+                            bool close_parts = false, const std::vector<std::size_t>& npy_parts = {}) {
   std::vector<InputPart> opened;
   for (std::size_t i = 0; i < parts.size(); ++i) {
     const std::string path = dir.file("part" + std::to_string(i));
-    test::write_plain_file(path, parts[i]);
+    std::vector<std::byte> file;
+    if (std::find(npy_parts.begin(), npy_parts.end(), i) != npy_parts.end())
+      file = npy_header_for_generate(kU32, parts[i].size() / 4);
+    file.insert(file.end(), parts[i].begin(), parts[i].end());
+    test::write_plain_file(path, file);
     opened.push_back(open_input_part(path, "keys"));
     if (close_parts) close_until_read(opened.back());
   }
@@ -93,10 +99,10 @@ TEST(OutputPages, OnlyAnEmptyRegularFileInMemory) {
   close(appending);
 }
 
-// Parts of odd sizes, one larger than a thread's piece (64 MiB), land in order after an offset inside
-// a page (a .npy header's 128 bytes); what precedes them is left for the header, and finish() cuts
-// the file after the records kept.
-TEST(OutputPages, CopiesEveryPartInOrderAfterTheOffsetAndKeepsAPrefix) {
+// Parts of odd sizes, one larger than a thread's piece (64 MiB), two of them .npy files (their data
+// after their headers), land in order after an offset inside a page (a .npy header's 128 bytes); what
+// precedes them is left for the header, and finish() cuts the file after the records kept.
+TEST(OutputPages, ReadsEveryPartInOrderAfterTheOffsetAndKeepsAPrefix) {
   if (!memory_directory_usable()) GTEST_SKIP() << "no tmpfs at " << test::memory_directory();
   for (const std::string& input_directory : {test::memory_directory(), test::disk_directory()}) {
     for (bool closed : {false, true}) {
@@ -105,8 +111,8 @@ TEST(OutputPages, CopiesEveryPartInOrderAfterTheOffsetAndKeepsAPrefix) {
       test::TempDir out(test::memory_directory());
       const std::vector<std::vector<std::byte>> data = {test::pattern_bytes(4 * 1001, 1), {},
                                                         test::pattern_bytes(70 * kMiB + 4 * 3, 2),
-                                                        test::pattern_bytes(4 * 7, 3)};
-      const InputSequence input = file_sequence(in, data, closed);
+                                                        test::pattern_bytes(4 * 7, 3), test::pattern_bytes(4 * 5, 4)};
+      const InputSequence input = file_sequence(in, data, closed, {3, 4});
       const std::vector<std::byte> all = concatenation(data);
       const std::string path = out.file("out");
       const int fd = create_file(path);
