@@ -25,7 +25,6 @@
 #include "gpu/devices.hpp"
 #include "gpu/gpu_selection.hpp"
 #include "host/system_memory.hpp"
-#include "io/file_identity.hpp"
 #include "io/input_sequence.hpp"
 #include "io/output_file.hpp"
 #include "io/output_pages.hpp"
@@ -121,16 +120,18 @@ PlanRequest plan_request(const SortOptions& options, const Validated& validated,
 }
 
 // The output's own pages as the keys' home (io/output_pages.hpp), where nothing is written after the
-// sort: a file sorted in memory by an engine that sorts where the records lie (bare keys; records of
-// a key and at most 8 bytes more, sorted as pairs), into no output but one empty file on a memory
-// file system (staged, or standard output's, `> /dev/shm/out`: OutputPages::open says which).
+// sort: a file sorted in memory by an engine that sorts where the records lie (bare keys; records
+// sorted as pairs), into no output but one file on a memory file system staged for this run (a file
+// with no name, or a fresh temporary name): memory no other process writes to or cuts short while it
+// is sorted. Never standard output's file, which others hold open: a write into it under the sort
+// would break the sort (a hang or a crash), a truncation raise SIGBUS, and a run killed mid-sort
+// would leave its keys unsorted there.
 std::unique_ptr<OutputPages> output_pages_for(const SortPlan& plan, const InputSequence& input,
-                                              const NpyOutputFormats& formats, const SortRun& run) {
-  if (plan.path != SortPath::in_memory || run.output_fd < 0 || run.index_fd >= 0) return nullptr;
-  // Standard error on standard output's file (> FILE 2>&1) would write at its position, over the
-  // keys, while they are read and sorted there.
-  const std::optional<FileIdentity> output_file = identity_of_descriptor(run.output_fd);
-  if (output_file && output_file == identity_of_descriptor(STDERR_FILENO)) return nullptr;
+                                              const OutputFile* output, const NpyOutputFormats& formats,
+                                              const SortRun& run) {
+  if (plan.path != SortPath::in_memory || output == nullptr || output->staging() == OutputFile::Staging::in_place ||
+      run.index_fd >= 0)
+    return nullptr;
   const std::uint64_t count = input.size() / plan.engine->layout().record_size;
   if (plan.engine->output_bytes(count) != 0) return nullptr;  // records gathered by tags into buffers of its own
   // After the .npy header, whose length does not depend on the count (npy_output_headers.hpp).
@@ -145,8 +146,8 @@ std::unique_ptr<OutputPages> output_pages_for(const SortPlan& plan, const InputS
 // checked) or a stream (its length checked before any record is written). Returns where the
 // outputs' .npy headers were written.
 NpyOutputHeads execute(const SortOptions& options, const PlanRequest& request, SortInput& sort_input,
-                       const NpyOutputFormats& formats, std::optional<SortPlan>& plan, SortRun& run,
-                       SortReport& report) {
+                       const NpyOutputFormats& formats, const OutputFile* output, std::optional<SortPlan>& plan,
+                       SortRun& run, SortReport& report) {
   InputSequence& input = sort_input.input;
   Stopwatch phase;  // the phases start here; validation and device discovery count in wall time only
   KeysInMemory keys;
@@ -158,7 +159,7 @@ NpyOutputHeads execute(const SortOptions& options, const PlanRequest& request, S
     prepare_stream_keys(*plan, keys, options.verify);
   } else if (plan->path != SortPath::spill) {
     keys = read_file_keys(*plan, input, options.order, options.verify, unsigned(active_threads()), *run.progress,
-                          output_pages_for(*plan, input, formats, run));
+                          output_pages_for(*plan, input, output, formats, run));
   }
   if (reads) report.read = ReadReport{phase.lap(), keys.bytes, keys.direct};
   // (A stream's .npy count is every input's together once its length is known; raw input's headers
@@ -225,7 +226,8 @@ int sort_and_commit(const SortOptions& options, const Validated& validated, cons
     run.index_name = index->writer_name();
   }
   require_rewritable_npy_outputs(formats, options.unique, run);  // before anything is read
-  const NpyOutputHeads heads = execute(options, request, sort_input, formats, plan, run, report);
+  const NpyOutputHeads heads =
+      execute(options, request, sort_input, formats, output ? &*output : nullptr, plan, run, report);
   progress.finish();
   if (!report.outcome->verify_failure.empty()) {
     const std::string message = (output ? output->display_name() : index->display_name()) + ": --verify failed: " +

@@ -1,6 +1,6 @@
 // Sorting in the output file's own pages. On a memory file system (tmpfs, ramfs) a file's pages are
-// memory: an in-memory sort whose records stay where they lie (bare keys; records of a key and at
-// most 8 bytes more, sorted as pairs) reads its input straight into the output file's shared mapping
+// memory: an in-memory sort whose records stay where they lie (bare keys; records sorted as pairs)
+// reads its input straight into the output file's shared mapping
 // and sorts it there, so the keys are in memory once, not twice, and nothing is written after the
 // sort. The read stores into the mapping from every thread: page faults of one tmpfs file run side
 // by side, where the kernel's own copy into it (copy_file_range, write()) holds the file's lock,
@@ -27,11 +27,13 @@ class OutputPages {
  public:
   // Home for BYTES (> 0) of records in the file of FD from byte OFFSET on (what precedes them, a
   // .npy header, is written through FD afterwards, from its position 0), when FD is an empty regular
-  // file on a memory file system, at position 0, not opened to append (an appended header would land
-  // after the records), that can be opened again for reading and writing (a shared writable mapping
-  // needs both); else null, and the caller reads into memory and writes as usual. The file is grown
-  // to hold them (sparse: no page is allocated yet) and mapped: data(), mapped(). NAME names the
-  // file in errors, thrown as rmgsort::Error when the file cannot grow or be mapped.
+  // file on a memory file system, opened for writing, at position 0, not to append (an appended
+  // header would land after the records), that can be opened again for reading and writing (a shared
+  // writable mapping needs both); else null, and the caller reads into memory and writes as usual.
+  // The caller makes sure that no other process writes to the file or truncates it meanwhile (a
+  // file staged for this run): a sort under someone else's writes would break. The file is grown to
+  // hold them (sparse: no page is allocated yet) and mapped: data(), mapped(). NAME names the file
+  // in errors, thrown as rmgsort::Error when the file cannot grow or be mapped.
   [[nodiscard]] static std::unique_ptr<OutputPages> open(int fd, std::string name, std::uint64_t offset,
                                                           std::uint64_t bytes);
   ~OutputPages();
@@ -53,9 +55,8 @@ class OutputPages {
   [[nodiscard]] std::span<std::byte> mapped() const { return {mapping_, mapping_bytes_}; }
 
   // The sort is done: unmaps the records, ends the file after the first KEPT bytes of them (--unique
-  // left out the rest) and moves FD's position there, where a write of them would have left it:
-  // standard output's file is shared with the shell, which may write after them. data() is null
-  // afterwards.
+  // left out the rest) and moves FD's position there, where a write of them would have left it.
+  // data() is null afterwards.
   void finish(std::uint64_t kept);
 
  private:

@@ -63,6 +63,10 @@ bool on_memory_file_system(int fd) {
 std::unique_ptr<MappedOutput> MappedOutput::open(int fd, std::string path) {
   struct stat st {};
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || !on_memory_file_system(fd)) return nullptr;
+  // The reopening below gets write access from the file's permissions: only a descriptor opened for
+  // writing may have it (standard output opened read-only, `1< FILE`, is written as usual: refused).
+  const int flags = fcntl(fd, F_GETFL);
+  if (flags < 0 || (flags & O_ACCMODE) == O_RDONLY) return nullptr;
   static const bool populates = kernel_populates_mappings();  // once: spill files open one per append
   if (!populates) return nullptr;
   // Through /proc: the same open file even when it was renamed or unlinked, with read access added.

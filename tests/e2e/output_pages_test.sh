@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
 # rmgsort sort into an output on tmpfs, sorted in the output file's own pages (io/output_pages.hpp):
-# the input is read into the output file's mapping and sorted there. Against the independent numpy
-# reference (tests/e2e/pipeline_ref.py): every key type, both orders, --unique (the file cut back after
-# the records kept), --verify, .npy input and output (the records after the header), several inputs
-# (.npy ones too; from tmpfs and from a disk, closed until read under a low open-file limit), an
-# output that is the input or replaces a file, standard output's file (`> FILE`: the shell's next
-# write lands after the keys; a signal, in the read or in the sort, cuts it back and ends the run by
-# that signal), (u64, u64) records (sorted as pairs in place). --stats says sorted_in_output_file;
-# what is not sorted in place (wider records, --index-output, a disk output, standard output shared
-# with standard error or appended to) is written as before. A full tmpfs fails with exit 2, naming
-# the output, and leaves the old output and nothing else. On a GPU host: the GPUs' in-memory sort,
-# bare keys (--verify too) and (u64, u64) records, in the output's pages too.
+# the input is read into the staged output file's mapping and sorted there. Against the independent
+# numpy reference (tests/e2e/pipeline_ref.py): every key type, both orders, --unique (the file cut back
+# after the records kept), --verify, .npy input and output (the records after the header), several
+# inputs (.npy ones too; from tmpfs and from a disk, closed until read under a low open-file limit),
+# an output that is the input or replaces a file, (u64, u64) records (sorted as pairs in place).
+# --stats says sorted_in_output_file; what is not sorted in place (wider records, --index-output, a
+# disk output, standard output's file) is written as before: standard output's file with the shell's
+# next write after the keys, refused when opened read-only (untouched), cut back by a signal that
+# ends the run by that signal (not SIGBUS) in its read and in its sort. A full tmpfs fails with exit
+# 2, naming the output, and leaves the old output and nothing else. On a GPU host: the GPUs'
+# in-memory sort, bare keys (--verify too) and (u64, u64) records, in the output's pages too.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 require_numpy_python
@@ -160,7 +160,7 @@ expect_in_pages "$SHM/stats.json" True
 end
 
 echo "== written as before"
-begin "wider records, --index-output, a disk output, standard output shared with standard error or appended to: not in the output's pages"
+begin "wider records, --index-output, a disk output, standard output appended to: not in the output's pages"
 rmg sort "$SHM/wide.rec" -t u32 --record-size 13 --key-offset 5 -o "$SHM/out" --gpus none --stats "$SHM/stats.json"
 expect_rc 0
 expect_ref --raw u32 13 5 "$SHM/out" - "$SHM/wide.rec"
@@ -173,11 +173,6 @@ rmg sort "$SHM/keys.u64" -t u64 -o "$D/out" --gpus none --stats "$SHM/stats.json
 expect_rc 0
 expect_ref --raw u64 8 0 "$D/out" - "$SHM/keys.u64"
 expect_in_pages "$SHM/stats.json" False
-# Standard error on the same file (> FILE 2>&1) would write over the keys in it.
-"$RMGSORT" sort "$SHM/keys.u64" -t u64 --gpus none --stats "$SHM/stats.json" >"$SHM/shared" 2>&1
-[[ $? -eq 0 ]] || fail "> FILE 2>&1 failed: $(head -c 300 "$SHM/shared")"
-expect_ref --raw u64 8 0 "$SHM/shared" - "$SHM/keys.u64"
-expect_in_pages "$SHM/stats.json" False
 # Appended to (>>): a header would land after the records; written as before.
 : >"$SHM/appended.npy"
 run "$RMGSORT" sort "$SHM/keys.npy" --gpus none --stats "$SHM/stats.json"
@@ -189,27 +184,41 @@ expect_ref --npy "$SHM/appended.npy" - "$SHM/keys.npy"
 expect_in_pages "$SHM/stats.json" False
 end
 
-begin "standard output's empty file on tmpfs (> FILE): in its pages; what the shell writes next lands after the keys"
+begin "standard output's file on tmpfs (> FILE): written as before, others hold it; the shell's next write after the keys"
 { "$RMGSORT" sort "$SHM/keys.u64" -t u64 -u --gpus none --stats "$SHM/stats.json" && printf tail; } >"$SHM/stdout.u64"
 kept=$(stat_of "$SHM/stats.json" records_kept)
 expect_size "$SHM/stdout.u64" $((kept * 8 + 4))
 head -c $((kept * 8)) "$SHM/stdout.u64" >"$SHM/stdout-keys.u64"
 expect_ref --unique --raw u64 8 0 "$SHM/stdout-keys.u64" - "$SHM/keys.u64"
 [[ $(tail -c 4 "$SHM/stdout.u64") == tail ]] || fail "what the shell wrote after the keys is not after them"
-expect_in_pages "$SHM/stats.json" True
-"$RMGSORT" sort "$SHM/keys.npy" --gpus none --stats "$SHM/stats.json" >"$SHM/stdout.npy"
-[[ $? -eq 0 ]] || fail "the .npy sort to standard output's file failed"
-expect_ref --npy "$SHM/stdout.npy" - "$SHM/keys.npy"
-expect_in_pages "$SHM/stats.json" True
+expect_in_pages "$SHM/stats.json" False
 end
 
-begin "SIGTERM while 1 GiB is read into standard output's file, and while it is sorted: exit 143, the file cut back to empty"
+# The file's permissions would let a descriptor opened again through /proc write to it; the one the
+# shell gave is read-only: the run fails as writing to it fails, and the file keeps its bytes.
+begin "standard output's file on tmpfs opened read-only (1< FILE): exit 2, the file untouched, empty or not"
+: >"$SHM/read-only"
+"$RMGSORT" sort "$SHM/keys.u64" -t u64 --gpus none 1<"$SHM/read-only" 2>"$WORK/stderr"
+RC=$?
+expect_rc 2
+expect_error_message
+expect_stderr "standard output" "Bad file descriptor"
+expect_size "$SHM/read-only" 0
+printf 'hello world' >"$SHM/read-only"
+"$RMGSORT" sort "$SHM/keys.u64" -t u64 --gpus none 1<"$SHM/read-only" 2>"$WORK/stderr"
+RC=$?
+expect_rc 2
+[[ $(cat "$SHM/read-only") == "hello world" ]] || fail "the read-only file changed: $(head -c 40 "$SHM/read-only" | od -c | head -2)"
+end
+
+begin "SIGTERM while 1 GiB is read for standard output's file, and while it is sorted and written: exit 143, the file cut back to empty"
 if (($(df --output=avail -B1 /dev/shm | tail -n 1) < 3 * 2 ** 30)); then
   skip "less than 3 GiB free in /dev/shm"
 else
   "$RMGSORT" generate -t u64 --count $((1 << 27)) -o "$SHM/big.u64" --progress never
-  # The progress line says which phase the run is in. Killed while sorting, the sort's threads store
-  # into pages the handler has cut off: they wait for it to end the process by SIGTERM (not SIGBUS).
+  # The progress line says which phase the run is in. Killed while sorting, the writer's threads store
+  # into the file's mapping (sort/sorted_prefix_writer.hpp), whose pages the handler has cut off: they
+  # wait for it to end the process by SIGTERM (not SIGBUS).
   for phase in reading sorting; do
     for pause in 0 0.05; do
       "${DEFAULT_SIGNALS[@]}" "$RMGSORT" sort "$SHM/big.u64" -t u64 --gpus none --progress always \

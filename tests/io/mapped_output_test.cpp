@@ -39,6 +39,15 @@ TEST(MappedOutput, OnlyForRegularFilesInMemory) {
     EXPECT_EQ(MappedOutput::open(fd, "out"), nullptr);
     close(fd);
   }
+  if (!memory_directory_usable()) return;
+  // Reopened through /proc, a read-only descriptor (standard output under `1< FILE`) would get write
+  // access from the file's permissions: refused, so that writing to it fails as it should.
+  test::TempDir memory(test::memory_directory());
+  close(create_file(memory.file("out")));
+  const int read_only = open(memory.file("out").c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(read_only, 0);
+  EXPECT_EQ(MappedOutput::open(read_only, "out"), nullptr);
+  close(read_only);
 }
 
 // Pieces beyond the first (64 MiB each) go to other threads; the first write starts inside a page,

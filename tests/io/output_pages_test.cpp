@@ -64,7 +64,7 @@ std::string fill_error(OutputPages& pages, const InputSequence& input) {
   return "";
 }
 
-// Only an empty regular file in memory, at position 0, not appended to.
+// Only an empty regular file in memory, opened for writing, at position 0, not appended to.
 TEST(OutputPages, OnlyAnEmptyRegularFileInMemory) {
   int fds[2];
   ASSERT_EQ(pipe(fds), 0);
@@ -93,6 +93,10 @@ TEST(OutputPages, OnlyAnEmptyRegularFileInMemory) {
   ASSERT_EQ(::lseek(moved, 10, SEEK_SET), 10);
   EXPECT_EQ(OutputPages::open(moved, "moved", 0, 4096), nullptr) << "a descriptor whose writes would go past 0";
   close(moved);
+  const int read_only = ::open(memory.file("moved").c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(read_only, 0);
+  EXPECT_EQ(OutputPages::open(read_only, "moved", 0, 4096), nullptr) << "a descriptor not opened for writing";
+  close(read_only);
   const int appending = ::open(memory.file("appended").c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   ASSERT_GE(appending, 0);
   EXPECT_EQ(OutputPages::open(appending, "appended", 64, 4096), nullptr) << "a header appended after the records";
