@@ -221,7 +221,8 @@ else
   # wait for it to end the process by SIGTERM (not SIGBUS).
   for phase in reading sorting; do
     for pause in 0 0.05; do
-      "${DEFAULT_SIGNALS[@]}" "$RMGSORT" sort "$SHM/big.u64" -t u64 --gpus none --progress always \
+      # One thread: seconds per phase even on a host of many cores, time to be caught in it.
+      "${DEFAULT_SIGNALS[@]}" "$RMGSORT" sort "$SHM/big.u64" -t u64 --gpus none --threads 1 --progress always \
         >"$SHM/killed.u64" 2>"$WORK/progress" &
       pid=$!
       for ((i = 0; i < 4000; i++)); do grep -q "rmgsort: $phase" "$WORK/progress" && break; sleep 0.005; done
