@@ -36,16 +36,10 @@ struct Sorted {
   SortOutcome outcome;
 };
 
-// Sorts INPUT (records of LAYOUT) with sort_in_memory on the CPU into a file on DIRECTORY.
-Sorted sort_to_file(const std::vector<std::byte>& input, const RecordLayout& layout, SortOrder order, bool unique,
-                    bool verify, const std::string& directory) {
-  const test::TempDir dir(directory);
-  const std::string path = dir.file("out");
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  EXPECT_GE(fd, 0);
-  KeysInMemory keys;
-  keys.keys = HostBuffer(std::max<std::size_t>(input.size(), 1));
-  if (!input.empty()) std::memcpy(keys.keys.data(), input.data(), input.size());
+// Sorts KEYS (records of LAYOUT, their checksum taken from INPUT for --verify) with sort_in_memory on
+// the CPU into the file FD at PATH (closed here), and reads the file back.
+Sorted sort_into(KeysInMemory keys, const std::vector<std::byte>& input, const RecordLayout& layout, SortOrder order,
+                 bool unique, bool verify, int fd, const std::string& path) {
   keys.bytes = input.size();
   if (verify) keys.checksum = checksum_records(input.data(), input.size(), layout.record_size);
   Progress progress(ProgressMode::never);
@@ -59,14 +53,32 @@ Sorted sort_to_file(const std::vector<std::byte>& input, const RecordLayout& lay
   CpuEngine engine(layout);
   Sorted sorted;
   sorted.outcome = sort_in_memory(engine, keys, run);
+  keys = KeysInMemory();  // the output's pages unmapped
   ::close(fd);
   sorted.output = test::read_plain_file(path);
   return sorted;
 }
 
+int create_output(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  EXPECT_GE(fd, 0) << path;
+  return fd;
+}
+
+// Sorts INPUT (records of LAYOUT) with sort_in_memory on the CPU into a file on DIRECTORY.
+Sorted sort_to_file(const std::vector<std::byte>& input, const RecordLayout& layout, SortOrder order, bool unique,
+                    bool verify, const std::string& directory) {
+  const test::TempDir dir(directory);
+  KeysInMemory keys;
+  keys.keys = HostBuffer(std::max<std::size_t>(input.size(), 1));
+  if (!input.empty()) std::memcpy(keys.keys.data(), input.data(), input.size());
+  return sort_into(std::move(keys), input, layout, order, unique, verify, create_output(dir.file("out")),
+                   dir.file("out"));
+}
+
 // Sorts INPUT (records of LAYOUT) with sort_in_memory on the CPU in the pages of an output file in
-// memory (io/output_pages.hpp), which the input file is copied into; nullopt when there is nothing
-// to copy (no pages for no bytes).
+// memory (io/output_pages.hpp), which the input file is read into; nullopt when there is nothing to
+// read (no pages for no bytes).
 std::optional<Sorted> sort_in_output_pages(const std::vector<std::byte>& input, const RecordLayout& layout,
                                            SortOrder order, bool unique, bool verify) {
   const test::TempDir dir(test::memory_directory());
@@ -74,33 +86,15 @@ std::optional<Sorted> sort_in_output_pages(const std::vector<std::byte>& input, 
   std::vector<InputPart> parts;
   parts.push_back(open_input_part(dir.file("in"), "keys"));
   const InputSequence sequence(std::move(parts), layout);
-  const std::string path = dir.file("out");
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  EXPECT_GE(fd, 0);
+  const int fd = create_output(dir.file("out"));
   KeysInMemory keys;
-  keys.output_pages = OutputPages::open(fd, path, 0, input.size());
+  keys.output_pages = OutputPages::open(fd, dir.file("out"), 0, input.size());
   if (!keys.output_pages) {
     ::close(fd);
     return std::nullopt;
   }
   keys.output_pages->fill(sequence, 2);
-  keys.bytes = input.size();
-  if (verify) keys.checksum = checksum_records(input.data(), input.size(), layout.record_size);
-  Progress progress(ProgressMode::never);
-  SortRun run;
-  run.order = order;
-  run.unique = unique;
-  run.verify = verify;
-  run.output_fd = fd;
-  run.output_name = path;
-  run.progress = &progress;
-  CpuEngine engine(layout);
-  Sorted sorted;
-  sorted.outcome = sort_in_memory(engine, keys, run);
-  keys = KeysInMemory();  // unmapped
-  ::close(fd);
-  sorted.output = test::read_plain_file(path);
-  return sorted;
+  return sort_into(std::move(keys), input, layout, order, unique, verify, fd, dir.file("out"));
 }
 
 // The bytes the output must be: the keys sorted, then (--unique) the first of each run.
