@@ -35,7 +35,7 @@ struct KeysInMemory {
 // The regular `input` (one file or several), planned in memory or in rounds, read on `threads`
 // threads into memory placed for the plan's engine; page-locked before it is read when the engine
 // sorts it where it lies. With OUTPUT_PAGES (an in-memory plan whose engine sorts in place), the
-// input is copied into them instead, and page-locked there for the GPUs.
+// input is read into them instead, and page-locked there for the GPUs.
 [[nodiscard]] KeysInMemory read_file_keys(const SortPlan& plan, const InputSequence& input, SortOrder order,
                                           bool verify, unsigned threads, Progress& progress,
                                           std::unique_ptr<OutputPages> output_pages = nullptr);
