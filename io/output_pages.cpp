@@ -32,14 +32,10 @@ std::unique_ptr<OutputPages> OutputPages::open(int fd, std::string name, std::ui
   struct stat st {};
   if (bytes == 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size != 0 || !on_memory_file_system(fd))
     return nullptr;
-  // The reopening below gets write access from the file's permissions: only a descriptor opened for
-  // writing may have it. And a .npy header written at the position, not appended after the records.
+  // A .npy header written at the position, not appended after the records.
   const int flags = fcntl(fd, F_GETFL);
-  if (flags < 0 || (flags & O_ACCMODE) == O_RDONLY || (flags & O_APPEND) != 0 || lseek(fd, 0, SEEK_CUR) != 0)
-    return nullptr;
-  // Through /proc: the same open file even when it has no name (O_TMPFILE), with read access added.
-  const std::string proc_path = "/proc/self/fd/" + std::to_string(fd);
-  UniqueFd read_write(::open(proc_path.c_str(), O_RDWR | O_CLOEXEC));
+  if (flags < 0 || (flags & O_APPEND) != 0 || lseek(fd, 0, SEEK_CUR) != 0) return nullptr;
+  UniqueFd read_write = reopen_for_mapping(fd);
   if (!read_write.valid()) return nullptr;
   std::unique_ptr<OutputPages> pages(new OutputPages(fd, std::move(read_write), std::move(name), offset, bytes));
   // Sparse growth allocates nothing: each page comes when a read first stores to it.

@@ -60,19 +60,24 @@ bool on_memory_file_system(int fd) {
   return fs.f_type == TMPFS_MAGIC || fs.f_type == RAMFS_MAGIC;
 }
 
+UniqueFd reopen_for_mapping(int fd) {
+  // The reopening gets write access from the file's permissions: only a descriptor opened for
+  // writing may have it (standard output opened read-only, `1< FILE`, is written as usual: refused).
+  const int flags = fcntl(fd, F_GETFL);
+  if (flags < 0 || (flags & O_ACCMODE) == O_RDONLY) return UniqueFd();
+  // Through /proc: the same open file even when it was renamed or unlinked (or never had a name,
+  // O_TMPFILE), with read access added; invalid for e.g. a file its owner may not read.
+  const std::string proc_path = "/proc/self/fd/" + std::to_string(fd);
+  return UniqueFd(::open(proc_path.c_str(), O_RDWR | O_CLOEXEC));
+}
+
 std::unique_ptr<MappedOutput> MappedOutput::open(int fd, std::string path) {
   struct stat st {};
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || !on_memory_file_system(fd)) return nullptr;
-  // The reopening below gets write access from the file's permissions: only a descriptor opened for
-  // writing may have it (standard output opened read-only, `1< FILE`, is written as usual: refused).
-  const int flags = fcntl(fd, F_GETFL);
-  if (flags < 0 || (flags & O_ACCMODE) == O_RDONLY) return nullptr;
   static const bool populates = kernel_populates_mappings();  // once: spill files open one per append
   if (!populates) return nullptr;
-  // Through /proc: the same open file even when it was renamed or unlinked, with read access added.
-  const std::string proc_path = "/proc/self/fd/" + std::to_string(fd);
-  UniqueFd read_write(::open(proc_path.c_str(), O_RDWR | O_CLOEXEC));
-  if (!read_write.valid()) return nullptr;  // e.g. a file its owner may not read: written as usual
+  UniqueFd read_write = reopen_for_mapping(fd);
+  if (!read_write.valid()) return nullptr;  // written as usual
   return std::unique_ptr<MappedOutput>(new MappedOutput(std::move(read_write), std::move(path), std::uint64_t(st.st_size)));
 }
 

@@ -17,6 +17,11 @@ namespace rmgsort {
 // Whether FD's file lives in memory (tmpfs or ramfs): no disk under it, O_DIRECT means nothing.
 [[nodiscard]] bool on_memory_file_system(int fd);
 
+// FD's file opened again for reading and writing, which a shared writable mapping needs; invalid
+// when FD was not opened for writing (the file's permissions must not grant what the descriptor did
+// not) or the file cannot be opened so.
+[[nodiscard]] UniqueFd reopen_for_mapping(int fd);
+
 // Throws the rmgsort::Error "PATH: write failed: ..." for ERR, a failure to store into a page of FD's
 // file on a memory file system (MADV_POPULATE_WRITE's, or a read's into a mapping of it): EFAULT, the
 // SIGBUS a plain store would have raised, is "No space left on device" when the file system is
