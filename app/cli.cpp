@@ -372,6 +372,7 @@ int run_command_line(int argc, char** argv) {
     return dispatch(argc, argv, command);
   } catch (const std::exception& e) {
     // Everything is unwound by now: no temporary is left, nothing was committed.
+    park_if_dying();
     if (ends_by_sigpipe(e)) die_of_sigpipe();
     print_failure(error_message(e, command), kExitError);
   }

@@ -25,6 +25,7 @@
 #include "core/error.hpp"
 #include "gpu/gpu_selection.hpp"
 #include "host/system_memory.hpp"
+#include "io/cleanup.hpp"
 #include "io/output_file.hpp"
 #include "io/standard_descriptors.hpp"
 #include "io/temp_dir.hpp"
@@ -261,6 +262,7 @@ int run_merge(const MergeOptions& options) {
     report.host_memory_limit = validate_settings(options);
     return merge_and_commit(options, wall, stats, report);
   } catch (const MergeDisorder& e) {
+    park_if_dying();
     // Exit code 1, as check's: the inputs are readable, but one is not what merge takes.
     const std::string message =
         std::string(e.what()) + "; merge takes inputs that are each sorted, and " + report.uncommitted;
@@ -270,6 +272,7 @@ int run_merge(const MergeOptions& options) {
     write_failure_stats(stats, options, report);
     return kExitCheckFailed;
   } catch (const std::exception& e) {
+    park_if_dying();  // an error that a dying run's handler caused says nothing (io/cleanup.hpp)
     report.end = RunEnd{exit_status_of(e), error_message(e, "merge")};
     report.wall_seconds = wall.seconds();
     write_failure_stats(stats, options, report);

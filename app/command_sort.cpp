@@ -25,6 +25,7 @@
 #include "gpu/devices.hpp"
 #include "gpu/gpu_selection.hpp"
 #include "host/system_memory.hpp"
+#include "io/cleanup.hpp"
 #include "io/input_sequence.hpp"
 #include "io/output_file.hpp"
 #include "io/output_pages.hpp"
@@ -287,6 +288,8 @@ int run_sort(const SortOptions& options) {
     report.host_memory_limit = validated.host_memory;
     return sort_and_commit(options, validated, wall, stats, plan, report);
   } catch (const std::exception& e) {
+    // An error that a dying run's handler caused (io/cleanup.hpp) says nothing: the signal ends it.
+    park_if_dying();
     // What was not committed is gone (the outputs' destructors); the statistics say why.
     report.end = RunEnd{exit_status_of(e), error_message(e, "sort")};
     report.wall_seconds = wall.seconds();

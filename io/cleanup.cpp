@@ -1,6 +1,7 @@
 #include "io/cleanup.hpp"
 
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -138,10 +139,26 @@ void restore_stdout_size() noexcept {
   const std::int64_t size = g_stdout_restore_size.load(std::memory_order_acquire);
   if (size < 0) return;
   const int saved_errno = errno;
+  // Other threads may still be writing the file (a chunk, a mapped writer's growth, an io_uring write
+  // queued in the kernel): cut back first, any of them would grow it again. The limit on file sizes
+  // goes first: from then on, a write or ftruncate or fallocate that would take any file past SIZE
+  // fails with EFBIG (SIGXFSZ is ignored). A write already in the kernel holds the file's lock, which
+  // the ftruncate below waits for. Only a dying process sets it: no file of ours needs to grow again.
+  struct rlimit file_size {};
+  if (getrlimit(RLIMIT_FSIZE, &file_size) == 0 &&
+      (file_size.rlim_cur == RLIM_INFINITY || file_size.rlim_cur > rlim_t(size))) {
+    file_size.rlim_cur = rlim_t(size);
+    (void)setrlimit(RLIMIT_FSIZE, &file_size);
+  }
   struct stat st {};
   if (fstat(STDOUT_FILENO, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > size)
     (void)ftruncate(STDOUT_FILENO, static_cast<off_t>(size));
   errno = saved_errno;
+}
+
+void park_if_dying() noexcept {
+  if (g_dying_of.load() == 0) return;
+  for (;;) pause();
 }
 
 // SIGBUS. Standard output's file, cut back by the handler of a terminating signal, may be mapped
@@ -149,9 +166,7 @@ void restore_stdout_size() noexcept {
 // for the handler to end the process by its own signal. Any other SIGBUS is what it always was: the
 // default action restored, the faulting store runs again and ends the process.
 extern "C" void wait_if_dying(int /*signal_number*/) {
-  if (g_dying_of.load() != 0) {
-    for (;;) pause();
-  }
+  park_if_dying();
   struct sigaction fatal {};
   fatal.sa_handler = SIG_DFL;
   sigemptyset(&fatal.sa_mask);

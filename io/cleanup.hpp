@@ -34,8 +34,14 @@ void unlink_registered_paths() noexcept;
 // handled signal cuts it back (what the run added goes, what was there stays). -1 forgets it (after
 // commit, or when the output was given back). Async-signal-safe to read: one lock-free atomic.
 void set_stdout_restore_size(std::int64_t size) noexcept;
-// Cuts a remembered regular standard output back to its starting size. Async-signal-safe.
+// Cuts a remembered regular standard output back to its starting size, after lowering the process's
+// file size limit to it so that no thread still writing grows it again. Async-signal-safe.
 void restore_stdout_size() noexcept;
+
+// Waits forever when a handled signal is ending the process (its handler runs on another thread):
+// for the code that reports an error, which may be one the dying handler caused (a write refused
+// once the file size limit came down), so that the run ends by the signal without another word.
+void park_if_dying() noexcept;
 
 // Installs handlers for kCleanupSignals that leave the run's last words (io/last_words.hpp: its
 // statistics), cut a remembered standard output back, unlink every registered path and then end the

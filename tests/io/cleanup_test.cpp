@@ -7,7 +7,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
+#include <thread>
 
 #include <string>
 #include <vector>
@@ -124,6 +126,41 @@ TEST(Cleanup, SignalCutsRememberedStandardOutputBack) {
   const int status = status_after_growing_stdout(dir.file("stdout"), 3, 1 << 20);
   EXPECT_TRUE(test::killed_by(status, SIGTERM));
   EXPECT_EQ(test::read_plain_file(dir.file("stdout")), test::pattern_bytes(3));
+}
+
+// Threads still growing standard output's file when the signal comes (a chunk written, a mapped
+// writer's ftruncate before its next piece) do not grow it again after the cut-back: the handler
+// lowers the file size limit first. Before it did, one run in a few left the file grown.
+TEST(Cleanup, WritersStillGrowingStandardOutputDoNotUndoTheCutBack) {
+  test::TempDir dir(test::disk_directory());
+  const std::string path = dir.file("stdout");
+  for (int attempt = 0; attempt < 20; ++attempt) {
+    test::write_plain_file(path, test::pattern_bytes(3));
+    const int status = test::run_in_child([&] {
+      install_cleanup_signal_handlers();
+      UniqueFd fd(open(path.c_str(), O_WRONLY | O_CLOEXEC));
+      if (!fd.valid() || dup2(fd.get(), STDOUT_FILENO) != STDOUT_FILENO) return 10;
+      set_stdout_restore_size(3);
+      std::atomic<int> started{0};
+      auto grow_by_truncation = [&] {
+        started.fetch_add(1);
+        for (off_t size = 4096;; size += 4096) (void)ftruncate(STDOUT_FILENO, size);
+      };
+      auto grow_by_writes = [&] {
+        started.fetch_add(1);
+        const std::vector<std::byte> block = test::pattern_bytes(4096);
+        for (off_t at = 4096;; at += 4096) (void)pwrite(STDOUT_FILENO, block.data(), block.size(), at);
+      };
+      std::thread(grow_by_truncation).detach();
+      std::thread(grow_by_writes).detach();
+      while (started.load() < 2) std::this_thread::yield();
+      usleep(2000);
+      kill(getpid(), SIGTERM);  // to any thread: the process's
+      for (;;) pause();
+    });
+    ASSERT_TRUE(test::killed_by(status, SIGTERM)) << "attempt " << attempt << ", status " << status;
+    ASSERT_EQ(test::read_plain_file(path), test::pattern_bytes(3)) << "attempt " << attempt;
+  }
 }
 
 // Once committed (the size forgotten: -1), a signal leaves standard output as it is.
