@@ -68,6 +68,25 @@ void OutputPages::fill(const InputSequence& input, unsigned threads,
   }
 }
 
+void OutputPages::reserve(unsigned threads) {
+  RMGSORT_EXPECTS(data_ != nullptr, "OutputPages::reserve: before finish()");
+  int ret;
+  do {
+    ret = fallocate(read_write_.get(), 0, off_t(offset_), off_t(bytes_));
+  } while (ret != 0 && errno == EINTR);
+  if (ret == 0) return;
+  if (errno != EOPNOTSUPP && errno != ENOSYS) throw_errno(name_, "write failed");
+  const std::span<std::byte> pages = mapped();
+  for_each_piece((pages.size() + kPieceBytes - 1) / kPieceBytes, threads, [&](std::uint64_t i) {
+    const std::uint64_t begin = i * kPieceBytes;
+    const std::size_t length = std::size_t(std::min<std::uint64_t>(kPieceBytes, pages.size() - begin));
+    // EINVAL: a kernel before 5.14, which cannot populate. Only ramfs lacks fallocate, and it has no
+    // size to run out of: its stores do not fail.
+    if (madvise(pages.data() + begin, length, MADV_POPULATE_WRITE) != 0 && errno != EINVAL)
+      throw_page_allocation_failure(read_write_.get(), name_, errno);
+  });
+}
+
 void OutputPages::read_piece(const InputFile& file, std::byte* destination, std::uint64_t begin, std::uint64_t end) {
   std::uint64_t done = begin;
   while (done < end) {

@@ -47,6 +47,14 @@ class OutputPages {
   // space left on device", or "Cannot allocate memory" under a memory limit; never SIGBUS).
   void fill(const InputSequence& input, unsigned threads, const std::function<void(std::uint64_t)>& on_copied = {});
 
+  // Allocates every page of the records now, so that stores into them (a partition's, rather than
+  // reads) cannot meet a page tmpfs cannot allocate, which would raise SIGBUS: the file system's
+  // fallocate (one thread: it holds the file's lock, 16 GiB in 2.7 s on an H200 host, against 3.4-4.0
+  // s for page faults or MADV_POPULATE_WRITE on 4 to 16 threads, which also zero the pages), or where
+  // it has none (ramfs), MADV_POPULATE_WRITE in pieces on up to THREADS threads. Errors as fill()'s.
+  // The pages are zeroed when first touched (0.7 s for 16 GiB on 16 threads).
+  void reserve(unsigned threads);
+
   // The records, in the file's shared mapping; what is stored there is the file's.
   [[nodiscard]] std::byte* data() const { return data_; }
   [[nodiscard]] std::uint64_t bytes() const { return bytes_; }

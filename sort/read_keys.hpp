@@ -16,8 +16,9 @@
 
 namespace rmgsort {
 
-// The keys are in exactly one of two homes: `keys`, or, when that is empty, the output file's own
-// pages (io/output_pages.hpp), read there to be sorted there. data() is where they are.
+// The keys are in `keys`, or, when that is empty, in the output file's own pages
+// (io/output_pages.hpp): read there to be sorted there (in memory), or partitioned there from
+// `keys` (in rounds, which free `keys` once partitioned). data() is where they are.
 struct KeysInMemory {
   HostBuffer keys;
   std::unique_ptr<OutputPages> output_pages;
@@ -29,13 +30,14 @@ struct KeysInMemory {
   // the partition's first pass (host/top_digit_histogram.hpp).
   std::unique_ptr<TopDigitHistogram> top_digits;
 
-  [[nodiscard]] std::byte* data() { return output_pages ? output_pages->data() : keys.data(); }
+  [[nodiscard]] std::byte* data() { return keys.data() == nullptr && output_pages ? output_pages->data() : keys.data(); }
 };
 
 // The regular `input` (one file or several), planned in memory or in rounds, read on `threads`
 // threads into memory placed for the plan's engine; page-locked before it is read when the engine
-// sorts it where it lies. With OUTPUT_PAGES (an in-memory plan whose engine sorts in place), the
-// input is read into them instead, and page-locked there for the GPUs.
+// sorts it where it lies. With OUTPUT_PAGES (a plan whose engine sorts in place): in memory, the
+// input is read into them instead, and page-locked there for the GPUs; in rounds, their pages are
+// allocated (OutputPages::reserve) while the input is read, for the partition to store into.
 [[nodiscard]] KeysInMemory read_file_keys(const SortPlan& plan, const InputSequence& input, SortOrder order,
                                           bool verify, unsigned threads, Progress& progress,
                                           std::unique_ptr<OutputPages> output_pages = nullptr);

@@ -1,6 +1,7 @@
 #include "sort/rounds_sort.hpp"
 
 #include <condition_variable>
+#include <cstring>
 #include <exception>
 #include <mutex>
 #include <thread>
@@ -103,30 +104,52 @@ SortOutcome sort_in_memory_rounds(SortEngine& engine, KeysInMemory& keys, const 
   SortOutcome outcome;
   outcome.bytes = keys.bytes;
   Stopwatch phase;
-  // Each round is verified and written as soon as it is sorted, while the next one sorts. The
-  // partition buffer is page-locked whole while the partition runs, once instead of before each
-  // round (a round's registration and release took 2.4 of the 3.1 s its rounds took on 2 H200s
-  // for 32 GB). Before the partition, it was on the critical path: 18-23 s for 64 GB on an x4 H200
-  // machine (bench_results/2026-11-22-out-of-core-h200x4-*.md).
-  HostBuffer partitioned(keys.bytes);
-  engine.place(partitioned.data(), partitioned.capacity());
+  // The rounds are partitioned into the output's own pages when they were reserved while the keys
+  // were read (sort/read_keys.hpp): each round is sorted where it is written, and nothing is written
+  // after the sorts. Else into a buffer of their own, each round written as soon as it is sorted.
+  OutputPages* const pages = keys.output_pages.get();
+  HostBuffer buffer;
+  std::span<std::byte> partitioned;
+  if (pages != nullptr) {
+    partitioned = {pages->data(), std::size_t(pages->bytes())};  // placed for the engine when reserved
+  } else {
+    buffer = HostBuffer(keys.bytes);
+    engine.place(buffer.data(), buffer.capacity());
+    partitioned = {buffer.data(), buffer.capacity()};
+  }
   allocate_engine(engine, engine.round_keys(), phase, outcome.times, &progress);
-  // Released before `partitioned` is freed, thrown out of included.
+  // The partition's memory is page-locked whole while the partition runs, once instead of before
+  // each round (a round's registration and release took 2.4 of the 3.1 s its rounds took on 2 H200s
+  // for 32 GB). Before the partition, it was on the critical path: 18-23 s for 64 GB on an x4 H200
+  // machine (bench_results/2026-11-22-out-of-core-h200x4-*.md). Released before that memory is
+  // freed or unmapped, thrown out of included.
   struct Unpin {
     SortEngine& engine;
     ~Unpin() { engine.unpin_while({}); }
   } unpin{engine};
   progress.phase("partitioning into rounds", 0);
-  SortedSink sink(run, layout, count);
+  SortRun checked = run;
+  if (pages != nullptr) checked.output_fd = -1;  // the sink verifies and filters; the rounds are in place
+  SortedSink sink(checked, layout, count);
+  std::uint64_t kept_bytes = 0;  // in the output's pages: the records kept so far, at their front
   const std::string devices = engine.devices();
   RoundHooks hooks;
   hooks.sorters = engine.concurrent_sorts();
   hooks.sort_round = [&](std::byte* round, std::uint64_t n, unsigned sorter) {
     (void)engine.sort_on(sorter, round, n, run.order);  // in place
   };
-  hooks.sorted = [&](std::span<const std::byte> round) { sink(SortedRound{round, {}}); };
+  hooks.sorted = [&](std::span<const std::byte> round) {
+    const SortedRound written = sink(SortedRound{round, {}});
+    if (pages == nullptr) return;
+    // --unique kept the round's first records at its front: they close up behind the rounds before,
+    // below every round a sorter may still be writing.
+    std::byte* const end_of_kept = pages->data() + kept_bytes;
+    if (written.records.data() != end_of_kept)
+      std::memmove(end_of_kept, written.records.data(), written.records.size());
+    kept_bytes += written.records.size();
+  };
   hooks.around_partition = [&](const std::function<void()>& partition) {
-    engine.pin_while(partitioned.data(), partitioned.capacity(), partition, "partition");
+    engine.pin_while(partitioned.data(), partitioned.size(), partition, "partition");
   };
   // The input is partitioned: its memory goes back before the output's pages are written (a
   // machine whose memory grows as it is touched spent ~3 s per 8 GB on fresh pages).
@@ -137,11 +160,13 @@ SortOutcome sort_in_memory_rounds(SortEngine& engine, KeysInMemory& keys, const 
   };
   outcome.rounds = sort_in_rounds(layout.key_type, keys.keys.data(), partitioned.data(), count, run.order,
                                   engine.round_keys(), hooks, keys.top_digits.get());
-  // The last round is written while the partition buffer is released.
+  // The last round is written while the partition's memory is released.
   engine.unpin_while([&] { outcome.verify_failure = sink.finish(keys.checksum); });
   outcome.duplicates_dropped = sink.duplicates_dropped();
   outcome.times.partition = outcome.rounds->partition_seconds;
   for (double s : outcome.rounds->round_sort_seconds) outcome.times.sort += s;
+  if (pages != nullptr && outcome.verify_failure.empty()) pages->finish(kept_bytes);  // (fewer bytes: --unique)
+  outcome.sorted_in_output_file = pages != nullptr;
   outcome.times.write = phase.lap() - outcome.times.partition - outcome.times.sort;  // what the sorts did not hide
   return outcome;
 }

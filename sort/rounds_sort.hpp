@@ -52,7 +52,9 @@ RoundsReport sort_in_rounds(KeyType type, const std::byte* input, std::byte* par
 // The driver: keys.keys[0, keys.bytes) partitioned into a buffer of the same size (placed for the
 // engine, page-locked for every round while the partition runs), sorted round by round with
 // `engine` (allocated here) and written to run.output_fd as each round is sorted, checked on the way
-// when --verify asks. The input's memory goes back once it is partitioned.
+// when --verify asks. The input's memory goes back once it is partitioned. With keys.output_pages
+// (reserved while the keys were read), the partition stores into them instead: each round is sorted
+// in the output file, and nothing is written.
 [[nodiscard]] SortOutcome sort_in_memory_rounds(SortEngine& engine, KeysInMemory& keys, const SortRun& run);
 
 }  // namespace rmgsort

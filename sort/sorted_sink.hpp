@@ -43,7 +43,8 @@ class SortedSink {
 
   // ROUND must stay unchanged until the next call or finish() returns (but by the sink: with
   // --unique, it moves the records it keeps to the round's front, SortRun::unique says why it may).
-  void operator()(const SortedRound& round) {
+  // Returns what is written of it: the round, or with --unique the records kept, at its front.
+  SortedRound operator()(const SortedRound& round) {
     if (verify_) {
       order_check_.feed(round.records.data(), round.records.size());
       checksum_ += checksum_records(round.records.data(), round.records.size(), layout_.record_size);
@@ -52,6 +53,7 @@ class SortedSink {
     if (records_) records_->append(written.records);
     if (positions_) positions_->append(std::as_bytes(written.positions));
     progress_.advance(round.records.size());
+    return written;
   }
 
   // Records --unique left out so far.

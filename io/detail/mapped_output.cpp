@@ -18,10 +18,6 @@
 namespace rmgsort {
 namespace {
 
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23  // Linux 5.14
-#endif
-
 // Each thread populates and fills pieces of this size, one at a time (a multiple of every page size).
 constexpr std::size_t kPieceBytes = std::size_t{64} << 20;
 

@@ -5,12 +5,18 @@
 // threads (tests/bench/host_memory_bench.cu, bench_results/2026-11-22-host-memory-h200x4.md).
 #pragma once
 
+#include <sys/mman.h>
+
 #include <cstdint>
 #include <memory>
 #include <span>
 #include <string>
 
 #include "io/unique_fd.hpp"
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23  // Linux 5.14
+#endif
 
 namespace rmgsort {
 

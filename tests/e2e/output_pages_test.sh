@@ -10,7 +10,8 @@
 # next write after the keys, refused when opened read-only (untouched), cut back by a signal in its
 # read and in its sort, and ended by that signal (not SIGBUS) without a word. A full tmpfs fails with exit
 # 2, naming the output, and leaves the old output and nothing else. On a GPU host: the GPUs'
-# in-memory sort, bare keys (--verify too) and (u64, u64) records, in the output's pages too.
+# in-memory sort, bare keys (--verify too) and (u64, u64) records, in the output's pages too, and
+# rounds (larger than --gpu-memory) partitioned into the output's pages (-u and .npy too).
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 require_numpy_python
@@ -286,6 +287,34 @@ if [[ ${gpus_present:-0} -gt 0 ]]; then
   expect_rc 0
   expect_ref --unique --raw u64 16 0 "$SHM/out" - "$SHM/pairs.rec"
   expect_in_pages "$SHM/stats.json" True
+  end
+  # Larger than --gpu-memory (8M: about 0.9 million 4-byte keys a round): partitioned into the
+  # output's pages, reserved while the input is read, each round sorted there.
+  rmg generate -o "$SHM/rounds.u32" -t u32 --count 4000037 --dist zipf:2.0 --seed 5
+  rmg generate -o "$SHM/rounds.npy" -t f64 --count 2000029 --dist special --seed 6
+  for order in asc desc; do
+    r=() desc=()
+    [[ $order == desc ]] && r=(-r) desc=(--desc)
+    begin "--gpus 0 in rounds, u32 keys, $order, --verify: partitioned into the output's pages, sorted there"
+    rmg sort "$SHM/rounds.u32" -t u32 "${r[@]}" --verify -o "$SHM/out" --gpus 0 --gpu-memory 8M --stats "$SHM/stats.json"
+    expect_rc 0
+    expect_ref "${desc[@]}" --raw u32 4 0 "$SHM/out" - "$SHM/rounds.u32"
+    expect_in_pages "$SHM/stats.json" True
+    (($(stat_of "$SHM/stats.json" rounds) >= 3)) || fail "stats: $(stat_of "$SHM/stats.json" rounds) rounds, expected 3 or more"
+    end
+  done
+  begin "--gpus 0 in rounds, .npy f64 (NaNs, +-0, infinities), -u: the first of each run, closed up across rounds after the header"
+  rmg sort "$SHM/rounds.npy" -u -o "$SHM/out.npy" --gpus 0 --gpu-memory 8M --stats "$SHM/stats.json"
+  expect_rc 0
+  expect_ref --unique --npy "$SHM/out.npy" - "$SHM/rounds.npy"
+  expect_in_pages "$SHM/stats.json" True
+  (($(stat_of "$SHM/stats.json" rounds) >= 3)) || fail "stats: $(stat_of "$SHM/stats.json" rounds) rounds, expected 3 or more"
+  end
+  begin "--gpus 0 in rounds to a disk file: written as before"
+  rmg sort "$SHM/rounds.u32" -t u32 -o "$D/out" --gpus 0 --gpu-memory 8M --stats "$SHM/stats.json"
+  expect_rc 0
+  expect_ref --raw u32 4 0 "$D/out" - "$SHM/rounds.u32"
+  expect_in_pages "$SHM/stats.json" False
   end
 fi
 

@@ -6,6 +6,7 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -165,6 +166,51 @@ TEST(OutputPages, AFullFileSystemNamesTheOutput) {
   auto pages = OutputPages::open(fd, path, 0, input.size());
   ASSERT_NE(pages, nullptr);
   EXPECT_EQ(fill_error(*pages, input), path + ": write failed: No space left on device");
+  close(fd);
+}
+
+// reserve() allocates every page of the records (the file's blocks cover them) and leaves their
+// contents zero; the bytes before them (a header's) are the file's, untouched.
+TEST(OutputPages, ReserveAllocatesEveryPageOfTheRecords) {
+  if (!memory_directory_usable()) GTEST_SKIP() << "no tmpfs at " << test::memory_directory();
+  test::TempDir out(test::memory_directory());
+  const std::string path = out.file("out");
+  const int fd = create_file(path);
+  const std::uint64_t bytes = 3 * kMiB + 12;
+  auto pages = OutputPages::open(fd, path, 128, bytes);
+  ASSERT_NE(pages, nullptr);
+  struct stat before {};
+  ASSERT_EQ(::fstat(fd, &before), 0);
+  EXPECT_EQ(before.st_blocks, 0) << "sparse until reserved";
+  pages->reserve(2);
+  struct stat after {};
+  ASSERT_EQ(::fstat(fd, &after), 0);
+  EXPECT_GE(std::uint64_t(after.st_blocks) * 512, bytes);
+  EXPECT_TRUE(std::all_of(pages->data(), pages->data() + bytes, [](std::byte b) { return b == std::byte{0}; }));
+  std::memset(pages->data(), 0x7f, bytes);  // stores into reserved pages are the file's
+  pages->finish(bytes);
+  std::vector<std::byte> expected(128);
+  expected.resize(128 + bytes, std::byte{0x7f});
+  EXPECT_EQ(test::read_plain_file(path), expected);
+  close(fd);
+}
+
+// A reservation the file system cannot hold names the output, before anything stores into it
+// (a store would have raised SIGBUS).
+TEST(OutputPages, AReservationTooLargeForTheFileSystemNamesTheOutput) {
+  test::SmallTmpfs small("1m");
+  if (!small.mounted()) GTEST_SKIP() << small.why_not();
+  const std::string path = small.file("out");
+  const int fd = create_file(path);
+  auto pages = OutputPages::open(fd, path, 0, 4 * kMiB);
+  ASSERT_NE(pages, nullptr);
+  std::string error;
+  try {
+    pages->reserve(2);
+  } catch (const Error& e) {
+    error = e.what();
+  }
+  EXPECT_EQ(error, path + ": write failed: No space left on device");
   close(fd);
 }
 

@@ -2,8 +2,11 @@
 // page-locking (the GPUs' engine page-locks the partition buffer while the CPU partitions into it,
 // and releases it at the end): every round sorted lies in the page-locked memory, and the release
 // comes after the last sort, also when a sort fails (the buffer is freed after it: no copy may
-// still reach it).
+// still reach it). In the output file's own pages, the file holds the sorted keys and nothing is
+// written.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -21,6 +24,7 @@
 #include "sort/rounds_sort.hpp"
 #include "sort/sort_engine.hpp"
 #include "tests/generate/generated_keys.hpp"
+#include "tests/io/io_test_support.hpp"
 
 namespace rmgsort {
 namespace {
@@ -134,6 +138,57 @@ TEST(InMemoryRoundsTest, AFailingSortReleasesThePageLockingOnceTheOtherSorterHas
   run.progress = &progress;
   EXPECT_THROW((void)sort_in_memory_rounds(engine, keys, run), std::runtime_error);
   EXPECT_TRUE(engine.unpinned()) << "the page-locking outlived the failed sort";
+}
+
+// The rounds partitioned into the output file's own pages (reserved beforehand, after a header's
+// bytes): each round is sorted there, the file holds the sorted keys and nothing else after the
+// header, --unique closes the kept keys up across rounds and cuts the file after them, the input's
+// memory is freed once partitioned, and the page-locking covered the pages.
+TEST(InMemoryRoundsTest, RoundsSortedInTheOutputFilesOwnPages) {
+  if (!test::is_memory_file_system(test::memory_directory())) GTEST_SKIP() << "no tmpfs at " << test::memory_directory();
+  std::vector<std::uint32_t> input = testing::generated_keys<std::uint32_t>("uniform", 20000, 13);
+  for (std::size_t i = 0; i < input.size(); i += 3) input[i] = input[i] % 500;  // runs of equal keys across rounds
+  for (const SortOrder order : {SortOrder::ascending, SortOrder::descending}) {
+    for (const bool unique : {false, true}) {
+      for (const std::uint64_t header : {std::uint64_t{0}, std::uint64_t{128}}) {
+        SCOPED_TRACE(std::string(order == SortOrder::ascending ? "ascending" : "descending") +
+                     (unique ? ", --unique" : "") + ", header " + std::to_string(header));
+        const test::TempDir dir(test::memory_directory());
+        const std::string path = dir.file("out");
+        const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        ASSERT_GE(fd, 0);
+        KeysInMemory keys = keys_of(input);
+        keys.output_pages = OutputPages::open(fd, path, header, keys.bytes);
+        ASSERT_NE(keys.output_pages, nullptr);
+        keys.output_pages->reserve(2);
+        PinRecordingEngine engine;
+        Progress progress(ProgressMode::never);
+        SortRun run;
+        run.order = order;
+        run.unique = unique;
+        run.verify = true;
+        run.output_fd = fd;
+        run.output_name = path;
+        run.progress = &progress;
+        const SortOutcome outcome = sort_in_memory_rounds(engine, keys, run);
+        EXPECT_EQ(outcome.verify_failure, "");
+        EXPECT_TRUE(outcome.sorted_in_output_file);
+        EXPECT_EQ(keys.keys.data(), nullptr) << "the input's memory outlived the partition";
+        ASSERT_TRUE(outcome.rounds);
+        EXPECT_GE(outcome.rounds->round_keys.size(), 20u);
+        std::vector<std::uint32_t> sorted = input;
+        radix_sort(sorted.data(), sorted.size(), order);
+        if (unique) sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+        EXPECT_EQ(outcome.duplicates_dropped, input.size() - sorted.size());
+        std::vector<std::byte> expected(header);
+        const auto* bytes = reinterpret_cast<const std::byte*>(sorted.data());
+        expected.insert(expected.end(), bytes, bytes + sorted.size() * 4);
+        EXPECT_EQ(test::read_plain_file(path), expected);
+        EXPECT_EQ(::lseek(fd, 0, SEEK_CUR), off_t(expected.size())) << "the descriptor stands after the keys";
+        ::close(fd);
+      }
+    }
+  }
 }
 
 }  // namespace
