@@ -162,7 +162,7 @@ NpyOutputHeads execute(const SortOptions& options, const PlanRequest& request, S
     keys = read_file_keys(*plan, input, options.order, options.verify, unsigned(active_threads()), *run.progress,
                           output_pages_for(*plan, input, output, formats, run));
   }
-  if (reads) report.read = ReadReport{phase.lap(), keys.bytes, keys.direct};
+  if (reads) report.read = ReadReport{phase.lap(), keys.bytes, keys.direct, keys.reserve_waited_seconds};
   // (A stream's .npy count is every input's together once its length is known; raw input's headers
   // are written for none and again at the end.)
   const auto write_heads = [&sort_input, &formats, &run] {

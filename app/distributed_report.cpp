@@ -80,7 +80,7 @@ Json DistributedReport::stats_json(const SortOptions& options, const Json& distr
                                          tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism));
   report.wall_seconds = wall.seconds();
   const std::uint64_t record_size = layout ? layout->record_size : 1;
-  report.read = ReadReport{read_seconds, received * record_size, false};
+  report.read = ReadReport{read_seconds, received * record_size, false, std::nullopt};
   SortOutcome outcome = this->outcome.value_or(SortOutcome{});
   std::uint64_t dropped = 0;
   for (const Json& d : distributed["duplicates_dropped"]) dropped += d.get<std::uint64_t>();

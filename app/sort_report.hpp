@@ -20,6 +20,8 @@ struct ReadReport {
   double seconds = 0;
   std::uint64_t bytes = 0;
   bool direct = false;  // some of it with O_DIRECT
+  // How long the read waited for the output's pages to be reserved (rounds partitioned into them).
+  std::optional<double> output_pages_reserve_waited_seconds;
 };
 
 // What the run knows of itself; filled in as it goes, so that a failed run reports what it reached.

@@ -63,7 +63,10 @@ std::atomic<int> g_dying_of{0};
 static_assert(std::atomic<int>::is_always_lock_free, "read in a signal handler");
 
 extern "C" void unlink_and_exit(int signal_number) {
-  g_dying_of.store(signal_number);
+  // One handler ends the process: a second handled signal delivered to another thread meanwhile
+  // (SIGINT after SIGTERM) waits for it, rather than end the process before the first is done.
+  int none = 0;
+  if (!g_dying_of.compare_exchange_strong(none, signal_number)) park_if_dying();
   // First the run's last words (its statistics), whose staged file may have a name to unlink.
   say_last_words(signal_number);
   restore_stdout_size();
@@ -142,8 +145,11 @@ void restore_stdout_size() noexcept {
   // Other threads may still be writing the file (a chunk, a mapped writer's growth, an io_uring write
   // queued in the kernel): cut back first, any of them would grow it again. The limit on file sizes
   // goes first: from then on, a write or ftruncate or fallocate that would take any file past SIZE
-  // fails with EFBIG (SIGXFSZ is ignored). A write already in the kernel holds the file's lock, which
-  // the ftruncate below waits for. Only a dying process sets it: no file of ours needs to grow again.
+  // fails with EFBIG (SIGXFSZ is ignored; io_uring's workers share the limit since Linux 5.12). A
+  // write already in the kernel holds the file's lock, which the ftruncate below waits for. Only a
+  // dying process sets it: no file of ours needs to grow again, but a core dump (SIGQUIT, SIGXCPU,
+  // where core dumps are enabled) of a run writing standard output in place is cut to SIZE too.
+  // getrlimit and setrlimit are plain system calls on Linux: safe in a handler.
   struct rlimit file_size {};
   if (getrlimit(RLIMIT_FSIZE, &file_size) == 0 &&
       (file_size.rlim_cur == RLIM_INFINITY || file_size.rlim_cur > rlim_t(size))) {
@@ -181,8 +187,8 @@ void install_cleanup_signal_handlers() {
   struct sigaction action {};
   action.sa_handler = unlink_and_exit;
   sigemptyset(&action.sa_mask);
-  // Block the other handled signals while one runs, so two handlers never interleave their unlinks
-  // with an _exit (harmless, but it would make the exit code depend on timing).
+  // Block the other handled signals while one runs on its thread (another thread's waits for it:
+  // unlink_and_exit), so that the exit status does not depend on timing.
   for (int signal_number : kCleanupSignals) sigaddset(&action.sa_mask, signal_number);
   for (int signal_number : kCleanupSignals) {
     if (keeps_inherited_ignore(signal_number)) continue;

@@ -35,7 +35,7 @@ void unlink_registered_paths() noexcept;
 // commit, or when the output was given back). Async-signal-safe to read: one lock-free atomic.
 void set_stdout_restore_size(std::int64_t size) noexcept;
 // Cuts a remembered regular standard output back to its starting size, after lowering the process's
-// file size limit to it so that no thread still writing grows it again. Async-signal-safe.
+// file size limit to it so that no thread still writing grows it again. Async-signal-safe on Linux.
 void restore_stdout_size() noexcept;
 
 // Waits forever when a handled signal is ending the process (its handler runs on another thread):

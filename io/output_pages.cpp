@@ -6,8 +6,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cerrno>
+#include <exception>
+#include <mutex>
 #include <optional>
+#include <thread>
 #include <utility>
 
 #include "core/error.hpp"
@@ -20,6 +25,7 @@ namespace {
 // A thread reads pieces of this size, one at a time: the mapped writer's (io/detail/mapped_output.cpp),
 // whole huge pages, and enough pieces for every thread of a large input (2 GiB: 32).
 constexpr std::uint64_t kPieceBytes = std::uint64_t{64} << 20;
+const std::uint64_t kPageBytes = std::uint64_t(sysconf(_SC_PAGESIZE));
 
 [[noreturn]] void throw_shrank(const InputFile& file, std::uint64_t at) {
   throw Error(file.display_name() + ": the file shrank while being read: it ended at byte " +
@@ -68,23 +74,72 @@ void OutputPages::fill(const InputSequence& input, unsigned threads,
   }
 }
 
-void OutputPages::reserve(unsigned threads) {
-  RMGSORT_EXPECTS(data_ != nullptr, "OutputPages::reserve: before finish()");
-  int ret;
-  do {
-    ret = fallocate(read_write_.get(), 0, off_t(offset_), off_t(bytes_));
-  } while (ret != 0 && errno == EINTR);
-  if (ret == 0) return;
-  if (errno != EOPNOTSUPP && errno != ENOSYS) throw_errno(name_, "write failed");
-  const std::span<std::byte> pages = mapped();
-  for_each_piece((pages.size() + kPieceBytes - 1) / kPieceBytes, threads, [&](std::uint64_t i) {
-    const std::uint64_t begin = i * kPieceBytes;
-    const std::size_t length = std::size_t(std::min<std::uint64_t>(kPieceBytes, pages.size() - begin));
-    // EINVAL: a kernel before 5.14, which cannot populate. Only ramfs lacks fallocate, and it has no
-    // size to run out of: its stores do not fail.
-    if (madvise(pages.data() + begin, length, MADV_POPULATE_WRITE) != 0 && errno != EINVAL)
+double OutputPages::reserve_while(const std::function<void()>& work, unsigned threads) {
+  RMGSORT_EXPECTS(data_ != nullptr, "OutputPages::reserve_while: before finish()");
+  const std::uint64_t pieces = (mapping_bytes_ + kPieceBytes - 1) / kPieceBytes;
+  std::atomic<std::uint64_t> next{0};
+  std::atomic<bool> stop{false};  // WORK or a reservation failed: no piece more
+  std::mutex failure_mutex;
+  std::exception_ptr failure;
+  const auto reserve_pieces = [&](bool fallocate) {
+    try {
+      for (std::uint64_t i; !stop.load() && (i = next.fetch_add(1)) < pieces;)
+        reserve_piece(i * kPieceBytes, std::size_t(std::min<std::uint64_t>(kPieceBytes, mapping_bytes_ - i * kPieceBytes)),
+                      fallocate);
+    } catch (...) {
+      stop.store(true);
+      const std::lock_guard lock(failure_mutex);
+      if (!failure) failure = std::current_exception();
+    }
+  };
+  using Clock = std::chrono::steady_clock;
+  Clock::time_point work_done;
+  {
+    std::jthread allocating([&] { reserve_pieces(true); });
+    if (work) {
+      try {
+        work();
+      } catch (...) {
+        stop.store(true);
+        throw;  // once the allocating thread has stopped (it joins)
+      }
+    }
+    work_done = Clock::now();
+    const unsigned helpers = std::max(threads, 1u);
+    for_each_piece(helpers, helpers, [&](std::uint64_t) { reserve_pieces(false); });
+  }
+  if (failure) std::rethrow_exception(failure);
+  return std::chrono::duration<double>(Clock::now() - work_done).count();
+}
+
+void OutputPages::reserve_piece(std::uint64_t begin, std::size_t length, bool& fallocate) {
+  std::byte* const pages = mapping_ + begin;
+  if (fallocate) {
+    const off_t file_offset = off_t(offset_ / kPageBytes * kPageBytes + begin);
+    int ret;
+    do {
+      ret = ::fallocate(read_write_.get(), 0, file_offset, off_t(length));
+    } while (ret != 0 && errno == EINTR);
+    if (ret == 0) return;
+    if (errno != EOPNOTSUPP && errno != ENOSYS && errno != EINVAL) throw_errno(name_, "write failed");
+    fallocate = false;  // (ramfs): populated from now on
+  }
+  if (madvise(pages, length, MADV_POPULATE_WRITE) == 0) return;
+  if (errno != EINVAL) throw_page_allocation_failure(read_write_.get(), name_, errno);
+  // A kernel before 5.14, which cannot populate: a read from /dev/zero into the pages allocates them,
+  // and fails with EFAULT where a store would have raised SIGBUS.
+  const UniqueFd zero(::open("/dev/zero", O_RDONLY | O_CLOEXEC));
+  if (!zero.valid()) throw_errno("/dev/zero", "cannot open");
+  for (std::size_t done = 0; done < length;) {
+    const ssize_t n = ::read(zero.get(), pages + done, length - done);
+    if (n > 0) {
+      done += std::size_t(n);
+    } else if (n < 0 && errno == EFAULT) {
       throw_page_allocation_failure(read_write_.get(), name_, errno);
-  });
+    } else if (n < 0 && errno != EINTR) {
+      throw_errno("/dev/zero", "read failed");
+    }
+  }
 }
 
 void OutputPages::read_piece(const InputFile& file, std::byte* destination, std::uint64_t begin, std::uint64_t end) {
@@ -104,8 +159,7 @@ void OutputPages::read_piece(const InputFile& file, std::byte* destination, std:
 }
 
 void OutputPages::map() {
-  const std::uint64_t page = std::uint64_t(sysconf(_SC_PAGESIZE));
-  const std::uint64_t map_offset = offset_ / page * page;
+  const std::uint64_t map_offset = offset_ / kPageBytes * kPageBytes;
   mapping_bytes_ = std::size_t(offset_ - map_offset + bytes_);
   void* address = mmap(nullptr, mapping_bytes_, PROT_READ | PROT_WRITE, MAP_SHARED, read_write_.get(),
                        off_t(map_offset));

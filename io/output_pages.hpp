@@ -1,8 +1,8 @@
 // Sorting in the output file's own pages. On a memory file system (tmpfs, ramfs) a file's pages are
 // memory: an in-memory sort whose records stay where they lie (bare keys; records sorted as pairs)
-// reads its input straight into the output file's shared mapping
-// and sorts it there, so the keys are in memory once, not twice, and nothing is written after the
-// sort. The read stores into the mapping from every thread: page faults of one tmpfs file run side
+// reads its input straight into the output file's shared mapping and sorts it there, so the keys are
+// in memory once, not twice, and nothing is written after the sort; rounds (keys larger than the
+// GPUs' memory) are partitioned into it from the input read into memory, and each sorted there. The read stores into the mapping from every thread: page faults of one tmpfs file run side
 // by side, where the kernel's own copy into it (copy_file_range, write()) holds the file's lock,
 // one thread at a time. 8 GiB of /dev/shm on a 16-core host: read into the mapping on 16 threads
 // 2.1-2.4 s; copy_file_range 5.3 s on one thread, 4.1-4.3 s on 4 or 16; on a 2-core machine 2 GiB
@@ -47,13 +47,15 @@ class OutputPages {
   // space left on device", or "Cannot allocate memory" under a memory limit; never SIGBUS).
   void fill(const InputSequence& input, unsigned threads, const std::function<void(std::uint64_t)>& on_copied = {});
 
-  // Allocates every page of the records now, so that stores into them (a partition's, rather than
-  // reads) cannot meet a page tmpfs cannot allocate, which would raise SIGBUS: the file system's
-  // fallocate (one thread: it holds the file's lock, 16 GiB in 2.7 s on an H200 host, against 3.4-4.0
-  // s for page faults or MADV_POPULATE_WRITE on 4 to 16 threads, which also zero the pages), or where
-  // it has none (ramfs), MADV_POPULATE_WRITE in pieces on up to THREADS threads. Errors as fill()'s.
-  // The pages are zeroed when first touched (0.7 s for 16 GiB on 16 threads).
-  void reserve(unsigned threads);
+  // Allocates every page of the records while WORK runs on this thread (for rounds partitioned into
+  // them: the read of the input), so that stores into them (a partition's, rather than reads) cannot
+  // meet a page tmpfs cannot allocate, which would raise SIGBUS; returns when both are done, and
+  // how long the reservation took after WORK. What WORK throws is thrown (the reservation stops);
+  // else the reservation's errors, as fill()'s. One thread reserves pieces with fallocate while WORK
+  // runs (it holds the file's lock: 16 GiB in 2.7 s on an H200 host, where page faults or
+  // MADV_POPULATE_WRITE took 3.4-4.0 s on 4 to 16 threads, and leaves WORK the cores); once WORK is
+  // done, THREADS threads populate the pieces left beside it. Pages are zeroed when first touched.
+  double reserve_while(const std::function<void()>& work, unsigned threads);
 
   // The records, in the file's shared mapping; what is stored there is the file's.
   [[nodiscard]] std::byte* data() const { return data_; }
@@ -73,6 +75,9 @@ class OutputPages {
   void unmap() noexcept;
   // Reads FILE's data [begin, end) into DESTINATION + begin (the mapping): errors as fill()'s.
   void read_piece(const InputFile& file, std::byte* destination, std::uint64_t begin, std::uint64_t end);
+  // Allocates the pages of mapped()[begin, begin + length): by fallocate when FALLOCATE and the file
+  // system has it (else false is stored there), else by populating them. Errors as fill()'s.
+  void reserve_piece(std::uint64_t begin, std::size_t length, bool& fallocate);
 
   int fd_;  // the caller's descriptor, whose position finish() moves
   UniqueFd read_write_;

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 
 #include "report/progress.hpp"
 #include "host/checksum.hpp"
@@ -29,8 +30,13 @@ struct KeysInMemory {
   // The input's top digits, counted by the reading threads when the plan partitions it into rounds:
   // the partition's first pass (host/top_digit_histogram.hpp).
   std::unique_ptr<TopDigitHistogram> top_digits;
+  // How long the read waited for the output's pages to be reserved after it (rounds partitioned
+  // into them), or nothing.
+  std::optional<double> reserve_waited_seconds;
 
-  [[nodiscard]] std::byte* data() { return keys.data() == nullptr && output_pages ? output_pages->data() : keys.data(); }
+  [[nodiscard]] std::byte* data() {
+    return keys.data() == nullptr && output_pages ? output_pages->data() : keys.data();
+  }
 };
 
 // The regular `input` (one file or several), planned in memory or in rounds, read on `threads`

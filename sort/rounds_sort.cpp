@@ -130,6 +130,8 @@ SortOutcome sort_in_memory_rounds(SortEngine& engine, KeysInMemory& keys, const 
   progress.phase("partitioning into rounds", 0);
   SortRun checked = run;
   if (pages != nullptr) checked.output_fd = -1;  // the sink verifies and filters; the rounds are in place
+  // A sink without writers is done with a round when its call returns: --unique may move the next.
+  RMGSORT_EXPECTS(pages == nullptr || checked.index_fd < 0, "no --index-output for rounds in the output's pages");
   SortedSink sink(checked, layout, count);
   std::uint64_t kept_bytes = 0;  // in the output's pages: the records kept so far, at their front
   const std::string devices = engine.devices();
@@ -151,8 +153,8 @@ SortOutcome sort_in_memory_rounds(SortEngine& engine, KeysInMemory& keys, const 
   hooks.around_partition = [&](const std::function<void()>& partition) {
     engine.pin_while(partitioned.data(), partitioned.size(), partition, "partition");
   };
-  // The input is partitioned: its memory goes back before the output's pages are written (a
-  // machine whose memory grows as it is touched spent ~3 s per 8 GB on fresh pages).
+  // The input is partitioned: its memory goes back before the output's pages are written, when they
+  // are written (a machine whose memory grows as it is touched spent ~3 s per 8 GB on fresh pages).
   hooks.on_partitioned = [&] { keys.keys = HostBuffer(); };
   hooks.on_rounds = [&](std::uint64_t done, std::uint64_t total) {
     if (done == 0) progress.phase("sorting rounds on " + devices, keys.bytes);  // partitioned
@@ -160,7 +162,8 @@ SortOutcome sort_in_memory_rounds(SortEngine& engine, KeysInMemory& keys, const 
   };
   outcome.rounds = sort_in_rounds(layout.key_type, keys.keys.data(), partitioned.data(), count, run.order,
                                   engine.round_keys(), hooks, keys.top_digits.get());
-  // The last round is written while the partition's memory is released.
+  // The last round is written (or checked in the output's pages) while the partition's memory is
+  // released.
   engine.unpin_while([&] { outcome.verify_failure = sink.finish(keys.checksum); });
   outcome.duplicates_dropped = sink.duplicates_dropped();
   outcome.times.partition = outcome.rounds->partition_seconds;

@@ -1,6 +1,7 @@
 // The rounds path: keys that are larger than one sort of the engine (the GPUs' combined memory) but
 // fit host memory. The CPU partitions them into value-ordered rounds (host/round_partition.hpp), the
-// engine sorts each round in place, and the sorted rounds are handed on (to the writer) in order.
+// engine sorts each round in place, and the sorted rounds are handed on (to the writer, or to be
+// checked where they lie in the output's own pages) in order.
 // The sorts run on threads of their own, one per sorter of the engine, round r on sorter r % S:
 // sorting runs ahead of the hand-off (writing round r overlaps sorting the next ones), and with two
 // sorters on the GPUs one round's copy back overlaps the next one's copy in.
@@ -30,8 +31,8 @@ struct RoundHooks {
   // Runs the partition (its argument) and returns when it is done: what the driver does meanwhile
   // (page-locking the partition's memory for every round at once) runs beside it.
   std::function<void(const std::function<void()>& partition)> around_partition;
-  // The input is partitioned: its memory is not touched again, and may be freed here, so that the
-  // output's pages can reuse it.
+  // The input is partitioned: its memory is not touched again, and may be freed here (before the
+  // output's pages are written, or the next step of the run).
   std::function<void()> on_partitioned;
   // The rounds finished (handed on) out of all of them: (0, total) after the partition, then after
   // each round.

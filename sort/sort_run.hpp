@@ -58,8 +58,8 @@ struct SortOutcome {
   // memory: the CPU's bare keys, sort/sorted_prefix_writer.hpp); times.write is then the write's
   // time after the sort returned.
   std::uint64_t written_while_sorting = 0;
-  // Sorted in the output file's own pages, which the input was read into (io/output_pages.hpp):
-  // nothing was written after the sort.
+  // Sorted in the output file's own pages, which the input was read or partitioned into
+  // (io/output_pages.hpp): nothing was written after the sort.
   bool sorted_in_output_file = false;
   std::string verify_failure;  // why --verify failed; "" when it passed or was not asked for
   PhaseTimes times;

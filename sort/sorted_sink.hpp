@@ -42,7 +42,8 @@ class SortedSink {
   }
 
   // ROUND must stay unchanged until the next call or finish() returns (but by the sink: with
-  // --unique, it moves the records it keeps to the round's front, SortRun::unique says why it may).
+  // --unique, it moves the records it keeps to the round's front, SortRun::unique says why it may),
+  // for its writers; a sink without writers (no output descriptor) is done with it on return.
   // Returns what is written of it: the round, or with --unique the records kept, at its front.
   SortedRound operator()(const SortedRound& round) {
     if (verify_) {

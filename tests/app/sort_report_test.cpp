@@ -42,7 +42,7 @@ SortReport finished_report() {
   report.host_memory_limit = std::uint64_t{1} << 30;
   report.threads = 4;
   report.wall_seconds = 0.5;
-  report.read = ReadReport{0.125, 8000, false};
+  report.read = ReadReport{0.125, 8000, false, std::nullopt};
   SortOutcome outcome;
   outcome.bytes = 8000;
   outcome.times.sort = 0.25;
@@ -81,6 +81,7 @@ TEST(SortStatsTest, AFinishedRunIsOkAndNamesEveryMember) {
   EXPECT_EQ(json["spilled"], false);
   EXPECT_EQ(json["written_while_sorting_bytes"], 0) << "nothing was written while sorting";
   EXPECT_EQ(json["sorted_in_output_file"], false);
+  EXPECT_TRUE(json["output_pages_reserve_waited_seconds"].is_null()) << "no rounds into the output's pages";
   EXPECT_TRUE(json["round_partition"].is_null());
   EXPECT_TRUE(json["gpu"].is_null()) << "the CPU engine has no figures of its own for bare keys";
 }
@@ -147,6 +148,8 @@ TEST(SortStatsTest, SortedInTheOutputsPagesItSaysSoAndHasNoWriteRate) {
   EXPECT_EQ(json["sorted_in_output_file"], true);
   EXPECT_TRUE(json["throughput"]["write_bytes_per_second"].is_null()) << "nothing was written";
   EXPECT_EQ(json["phases_seconds"]["write"], 1e-6) << "the phases still add up";
+  report.read->output_pages_reserve_waited_seconds = 0.5;  // rounds partitioned into them
+  EXPECT_EQ(sort_stats_json(options_to_file(), &plan, report)["output_pages_reserve_waited_seconds"], 0.5);
 }
 
 TEST(SortStatsTest, ARunThatFailedBeforeItsPlanHasNullsWhereItDidNotReach) {
@@ -161,7 +164,7 @@ TEST(SortStatsTest, ARunThatFailedBeforeItsPlanHasNullsWhereItDidNotReach) {
   for (const char* member :
        {"input_format", "key_type", "record_size", "key_offset", "keys", "records", "bytes", "records_kept",
         "duplicates_dropped", "engine", "cpu_because",
-        "plan", "read_direct_io", "rounds", "round_keys", "round_sort_seconds", "written_while_sorting_bytes",
+        "plan", "read_direct_io", "output_pages_reserve_waited_seconds", "rounds", "round_keys", "round_sort_seconds", "written_while_sorting_bytes",
         "sorted_in_output_file", "spilled", "spilled_bytes", "spill_levels", "round_partition", "gpu"})
     EXPECT_TRUE(json[member].is_null()) << member << ": " << json[member];
   for (const auto& [phase, seconds] : json["phases_seconds"].items()) EXPECT_TRUE(seconds.is_null()) << phase;

@@ -169,29 +169,41 @@ TEST(OutputPages, AFullFileSystemNamesTheOutput) {
   close(fd);
 }
 
-// reserve() allocates every page of the records (the file's blocks cover them) and leaves their
-// contents zero; the bytes before them (a header's) are the file's, untouched.
-TEST(OutputPages, ReserveAllocatesEveryPageOfTheRecords) {
+// reserve_while() runs its work and allocates every page of the records beside it (the file's
+// blocks cover them: pieces by fallocate, the rest populated once the work is done), contents zero;
+// the bytes before them (a header's) are the file's, untouched. What the work throws is thrown.
+TEST(OutputPages, ReserveWhileAllocatesEveryPageOfTheRecordsBesideTheWork) {
   if (!memory_directory_usable()) GTEST_SKIP() << "no tmpfs at " << test::memory_directory();
   test::TempDir out(test::memory_directory());
-  const std::string path = out.file("out");
-  const int fd = create_file(path);
-  const std::uint64_t bytes = 3 * kMiB + 12;
-  auto pages = OutputPages::open(fd, path, 128, bytes);
+  for (const std::uint64_t bytes : {3 * kMiB + 12, 150 * kMiB + 4}) {  // one piece, three
+    SCOPED_TRACE(std::to_string(bytes) + " bytes");
+    const std::string path = out.file("out");
+    const int fd = create_file(path);
+    auto pages = OutputPages::open(fd, path, 128, bytes);
+    ASSERT_NE(pages, nullptr);
+    struct stat before {};
+    ASSERT_EQ(::fstat(fd, &before), 0);
+    EXPECT_EQ(before.st_blocks, 0) << "sparse until reserved";
+    bool worked = false;
+    const double waited = pages->reserve_while([&worked] { worked = true; }, 3);
+    EXPECT_TRUE(worked);
+    EXPECT_GE(waited, 0.0);
+    struct stat after {};
+    ASSERT_EQ(::fstat(fd, &after), 0);
+    EXPECT_GE(std::uint64_t(after.st_blocks) * 512, bytes);
+    EXPECT_TRUE(std::all_of(pages->data(), pages->data() + bytes, [](std::byte b) { return b == std::byte{0}; }));
+    std::memset(pages->data(), 0x7f, bytes);  // stores into reserved pages are the file's
+    pages->finish(bytes);
+    std::vector<std::byte> expected(128);
+    expected.resize(128 + bytes, std::byte{0x7f});
+    EXPECT_EQ(test::read_plain_file(path), expected);
+    close(fd);
+    ASSERT_EQ(::unlink(path.c_str()), 0);
+  }
+  const int fd = create_file(out.file("failed"));
+  auto pages = OutputPages::open(fd, out.file("failed"), 0, 4 * kMiB);
   ASSERT_NE(pages, nullptr);
-  struct stat before {};
-  ASSERT_EQ(::fstat(fd, &before), 0);
-  EXPECT_EQ(before.st_blocks, 0) << "sparse until reserved";
-  pages->reserve(2);
-  struct stat after {};
-  ASSERT_EQ(::fstat(fd, &after), 0);
-  EXPECT_GE(std::uint64_t(after.st_blocks) * 512, bytes);
-  EXPECT_TRUE(std::all_of(pages->data(), pages->data() + bytes, [](std::byte b) { return b == std::byte{0}; }));
-  std::memset(pages->data(), 0x7f, bytes);  // stores into reserved pages are the file's
-  pages->finish(bytes);
-  std::vector<std::byte> expected(128);
-  expected.resize(128 + bytes, std::byte{0x7f});
-  EXPECT_EQ(test::read_plain_file(path), expected);
+  EXPECT_THROW((void)pages->reserve_while([] { throw Error("the read failed"); }, 2), Error);
   close(fd);
 }
 
@@ -206,7 +218,7 @@ TEST(OutputPages, AReservationTooLargeForTheFileSystemNamesTheOutput) {
   ASSERT_NE(pages, nullptr);
   std::string error;
   try {
-    pages->reserve(2);
+    (void)pages->reserve_while({}, 2);
   } catch (const Error& e) {
     error = e.what();
   }

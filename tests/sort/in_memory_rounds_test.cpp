@@ -160,7 +160,7 @@ TEST(InMemoryRoundsTest, RoundsSortedInTheOutputFilesOwnPages) {
         KeysInMemory keys = keys_of(input);
         keys.output_pages = OutputPages::open(fd, path, header, keys.bytes);
         ASSERT_NE(keys.output_pages, nullptr);
-        keys.output_pages->reserve(2);
+        (void)keys.output_pages->reserve_while({}, 2);
         PinRecordingEngine engine;
         Progress progress(ProgressMode::never);
         SortRun run;
