@@ -79,13 +79,16 @@ double OutputPages::reserve_while(const std::function<void()>& work, unsigned th
   const std::uint64_t pieces = (mapping_bytes_ + kPieceBytes - 1) / kPieceBytes;
   std::atomic<std::uint64_t> next{0};
   std::atomic<bool> stop{false};  // WORK or a reservation failed: no piece more
+  std::atomic<bool> without_fallocate{false};  // the file system has none (ramfs)
   std::mutex failure_mutex;
   std::exception_ptr failure;
   const auto reserve_pieces = [&](bool fallocate) {
     try {
-      for (std::uint64_t i; !stop.load() && (i = next.fetch_add(1)) < pieces;)
-        reserve_piece(i * kPieceBytes, std::size_t(std::min<std::uint64_t>(kPieceBytes, mapping_bytes_ - i * kPieceBytes)),
-                      fallocate);
+      for (std::uint64_t i; !stop.load() && (i = next.fetch_add(1)) < pieces;) {
+        const std::uint64_t begin = i * kPieceBytes;
+        reserve_piece(begin, std::size_t(std::min<std::uint64_t>(kPieceBytes, mapping_bytes_ - begin)), fallocate);
+        if (!fallocate) without_fallocate.store(true);
+      }
     } catch (...) {
       stop.store(true);
       const std::lock_guard lock(failure_mutex);
@@ -105,8 +108,12 @@ double OutputPages::reserve_while(const std::function<void()>& work, unsigned th
       }
     }
     work_done = Clock::now();
-    const unsigned helpers = std::max(threads, 1u);
-    for_each_piece(helpers, helpers, [&](std::uint64_t) { reserve_pieces(false); });
+    // Populating beside fallocate is slower than fallocate alone (16 GiB on an H200 host, the read
+    // and its wait: 4.4-4.8 s, against 3.6-4.3 s): only pages fallocate cannot reserve get every core.
+    if (without_fallocate.load()) {
+      const unsigned helpers = std::max(threads, 1u);
+      for_each_piece(helpers, helpers, [&](std::uint64_t) { reserve_pieces(false); });
+    }
   }
   if (failure) std::rethrow_exception(failure);
   return std::chrono::duration<double>(Clock::now() - work_done).count();

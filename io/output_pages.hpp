@@ -53,8 +53,9 @@ class OutputPages {
   // how long the reservation took after WORK. What WORK throws is thrown (the reservation stops);
   // else the reservation's errors, as fill()'s. One thread reserves pieces with fallocate while WORK
   // runs (it holds the file's lock: 16 GiB in 2.7 s on an H200 host, where page faults or
-  // MADV_POPULATE_WRITE took 3.4-4.0 s on 4 to 16 threads, and leaves WORK the cores); once WORK is
-  // done, THREADS threads populate the pieces left beside it. Pages are zeroed when first touched.
+  // MADV_POPULATE_WRITE took 3.4-4.0 s on 4 to 16 threads, and leaves WORK the cores); where the
+  // file system has no fallocate (ramfs), THREADS threads populate the pieces left once WORK is
+  // done. Pages are zeroed when first touched.
   double reserve_while(const std::function<void()>& work, unsigned threads);
 
   // The records, in the file's shared mapping; what is stored there is the file's.

@@ -6,6 +6,7 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -205,6 +206,31 @@ TEST(OutputPages, ReserveWhileAllocatesEveryPageOfTheRecordsBesideTheWork) {
   ASSERT_NE(pages, nullptr);
   EXPECT_THROW((void)pages->reserve_while([] { throw Error("the read failed"); }, 2), Error);
   close(fd);
+}
+
+// On ramfs, which has no fallocate, the pages are populated instead, and hold what is stored.
+TEST(OutputPages, ReserveWhileOnAFileSystemWithoutFallocatePopulates) {
+  if (geteuid() != 0) GTEST_SKIP() << "mounting ramfs needs root";
+  test::TempDir dir(test::disk_directory());
+  if (::mount("rmgsort-test", dir.path().c_str(), "ramfs", 0, nullptr) != 0)
+    GTEST_SKIP() << "cannot mount ramfs: " << std::strerror(errno);
+  {
+    const std::string path = dir.file("out");
+    const int fd = create_file(path);
+    EXPECT_NE(::fallocate(fd, 0, 0, 4096), 0) << "ramfs has fallocate now: this test no longer covers the fallback";
+    const std::uint64_t bytes = 70 * kMiB;
+    auto pages = OutputPages::open(fd, path, 0, bytes);
+    ASSERT_NE(pages, nullptr);
+    (void)pages->reserve_while({}, 3);
+    struct stat after {};
+    ASSERT_EQ(::fstat(fd, &after), 0);
+    EXPECT_GE(std::uint64_t(after.st_blocks) * 512, bytes);
+    std::memset(pages->data(), 0x3c, bytes);
+    pages->finish(bytes);
+    EXPECT_EQ(test::read_plain_file(path), std::vector<std::byte>(bytes, std::byte{0x3c}));
+    close(fd);
+  }
+  ::umount2(dir.path().c_str(), MNT_DETACH);
 }
 
 // A reservation the file system cannot hold names the output, before anything stores into it
