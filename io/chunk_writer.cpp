@@ -19,7 +19,9 @@ namespace rmgsort {
 namespace {
 
 // Reserves [offset, offset + bytes) of FD. ENOSPC and its kind are errors worth reporting now; a file system
-// without fallocate (EOPNOTSUPP) simply gets no reservation.
+// without fallocate (EOPNOTSUPP) simply gets no reservation, and neither does an output beyond the
+// file size limit (`ulimit -f`: EFBIG): BYTES is the most the output may take (--unique keeps fewer),
+// so its writes say whether it crosses the limit.
 void preallocate(int fd, const std::string& path, std::uint64_t offset, std::uint64_t bytes) {
   int ret;
   do {
@@ -27,7 +29,7 @@ void preallocate(int fd, const std::string& path, std::uint64_t offset, std::uin
   } while (ret != 0 && errno == EINTR);
   if (ret == 0) return;
   const int err = errno;
-  if (err == EOPNOTSUPP || err == ENOSYS || err == EINVAL) return;
+  if (err == EOPNOTSUPP || err == ENOSYS || err == EINVAL || err == EFBIG) return;
   throw_errno(path, "cannot reserve " + std::to_string(bytes) + " bytes", err);
 }
 

@@ -44,8 +44,13 @@ std::unique_ptr<OutputPages> OutputPages::open(int fd, std::string name, std::ui
   UniqueFd read_write = reopen_for_mapping(fd);
   if (!read_write.valid()) return nullptr;
   std::unique_ptr<OutputPages> pages(new OutputPages(fd, std::move(read_write), std::move(name), offset, bytes));
-  // Sparse growth allocates nothing: each page comes when a read first stores to it.
-  if (ftruncate(pages->read_write_.get(), off_t(offset + bytes)) != 0) throw_errno(pages->name_, "write failed");
+  // Sparse growth allocates nothing: each page comes when a read first stores to it. Past the file
+  // size limit (`ulimit -f`: EFBIG), the records are written as usual, whose writes say whether what
+  // is kept (--unique) crosses it.
+  if (ftruncate(pages->read_write_.get(), off_t(offset + bytes)) != 0) {
+    if (errno == EFBIG) return nullptr;
+    throw_errno(pages->name_, "write failed");
+  }
   pages->map();
   return pages;
 }

@@ -29,7 +29,8 @@ class OutputPages {
   // .npy header, is written through FD afterwards, from its position 0), when FD is an empty regular
   // file on a memory file system, opened for writing, at position 0, not to append (an appended
   // header would land after the records), that can be opened again for reading and writing (a shared
-  // writable mapping needs both); else null, and the caller reads into memory and writes as usual.
+  // writable mapping needs both), and can grow to hold them within the file size limit (`ulimit -f`);
+  // else null, and the caller reads into memory and writes as usual.
   // The caller makes sure that no other process writes to the file or truncates it meanwhile (a
   // file staged for this run): a sort under someone else's writes would break. The file is grown to
   // hold them (sparse: no page is allocated yet) and mapped: data(), mapped(). NAME names the file

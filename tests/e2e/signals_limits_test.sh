@@ -65,6 +65,23 @@ else
   skip "no writable /dev/shm"
 fi
 
+# --unique keeping less than the limit of an input larger than it: the output is not reserved (nor
+# grown to the input's size in its own pages) beyond the limit, and what is kept is written.
+"$RMGSORT" generate -o "$IN/zeros.u64" -t u64 --size 8M --dist zero --seed 3
+for where in "$WORK/lim-unique" ${SHM:+"$SHM/lim-unique"}; do
+  mkdir -p "$where"
+  begin "sort -u of 8 MiB of equal keys -o OUT under ulimit -f 1000 KiB ($where): one key written, exit 0"
+  limited 1000 "$RMGSORT" sort "$IN/zeros.u64" -u -t u64 -o "$where/u.u64" --gpus none
+  expect_rc 0
+  expect_size "$where/u.u64" 8
+  end
+  begin "sort -u of 8 MiB of equal keys > FILE under ulimit -f 1000 KiB ($where): one key written, exit 0"
+  run bash -c 'ulimit -f 1000 && exec "$@" >"$0"' "$where/stdout.u64" "$RMGSORT" sort "$IN/zeros.u64" -u -t u64 --gpus none
+  expect_rc 0
+  expect_size "$where/stdout.u64" 8
+  end
+done
+
 # A stream of 8 MiB over 4M of host memory spills into files larger than 100 KiB: the spilling fails.
 begin "sort through spill files past ulimit -f: exit 2 naming the spill directory and 'File too large', nothing left"
 dir=$WORK/lim-spill
