@@ -122,9 +122,9 @@ PlanRequest plan_request(const SortOptions& options, const Validated& validated,
 
 // The output's own pages as the keys' home (io/output_pages.hpp), where nothing is written after the
 // sort: a file sorted in memory, at once or in rounds, by an engine that sorts where the records lie
-// (bare keys; records sorted as pairs), into no output but one file on a memory file system staged for this run (a file
-// with no name, or a fresh temporary name): memory no other process writes to or cuts short while it
-// is sorted. Never standard output's file, which others hold open: a write into it under the sort
+// (bare keys; records sorted as pairs), into no output but one file on a memory file system staged
+// for this run (a file with no name, or a fresh temporary name): memory no other process writes to
+// or cuts short while it is sorted. Never standard output's file, which others hold open: a write into it under the sort
 // would break the sort (a hang or a crash), a truncation raise SIGBUS, and a run killed mid-sort
 // would leave its keys unsorted there.
 std::unique_ptr<OutputPages> output_pages_for(const SortPlan& plan, const InputSequence& input,

@@ -135,9 +135,9 @@ Json sort_stats_json(const SortOptions& options, const SortPlan* plan, const Sor
   json["peak_device_memory_bytes"] = engine ? engine->device_bytes_allocated() : std::vector<std::uint64_t>{};
   json["verified"] = options.verify && report.outcome && report.end.exit_code == 0;
   json["read_direct_io"] = report.read ? Json(report.read->direct) : report.outcome ? Json(false) : Json(nullptr);
-  json["output_pages_reserve_waited_seconds"] =
-      report.read && report.read->output_pages_reserve_waited_seconds ? Json(*report.read->output_pages_reserve_waited_seconds)
-                                                                      : Json(nullptr);
+  const std::optional<double> reserve_waited = report.read ? report.read->output_pages_reserve_waited_seconds
+                                                           : std::nullopt;
+  json["output_pages_reserve_waited_seconds"] = reserve_waited ? Json(*reserve_waited) : Json(nullptr);
   json["wall_seconds"] = report.wall_seconds;
   json["phases_seconds"] = phases_json(report);
   json["throughput"] = throughput_json(report, record_size);

@@ -2,7 +2,8 @@
 // memory: an in-memory sort whose records stay where they lie (bare keys; records sorted as pairs)
 // reads its input straight into the output file's shared mapping and sorts it there, so the keys are
 // in memory once, not twice, and nothing is written after the sort; rounds (keys larger than the
-// GPUs' memory) are partitioned into it from the input read into memory, and each sorted there. The read stores into the mapping from every thread: page faults of one tmpfs file run side
+// GPUs' memory) are partitioned into it from the input read into memory, and each sorted there.
+// The read stores into the mapping from every thread: page faults of one tmpfs file run side
 // by side, where the kernel's own copy into it (copy_file_range, write()) holds the file's lock,
 // one thread at a time. 8 GiB of /dev/shm on a 16-core host: read into the mapping on 16 threads
 // 2.1-2.4 s; copy_file_range 5.3 s on one thread, 4.1-4.3 s on 4 or 16; on a 2-core machine 2 GiB

@@ -20,11 +20,11 @@ dir=${3:-/dev/shm}
 gpu_memory=${4:-2G}
 repeats=${5:-3}
 in="$dir/rmgsort-bench-rounds.$type"
-out="$dir/rmgsort-bench-rounds-sorted.$type"
-kept="$dir/rmgsort-bench-rounds-first.$type"
+sorted_file="$dir/rmgsort-bench-rounds-sorted.$type"
+first_sorted="$dir/rmgsort-bench-rounds-first.$type"
 copy="$dir/rmgsort-bench-rounds-copy.$type"
 work=$(mktemp -d)
-trap 'rm -rf "$in" "$out" "$kept" "$copy" "$work"' EXIT
+trap 'rm -rf "$in" "$sorted_file" "$first_sorted" "$copy" "$work"' EXIT
 
 now() { date +%s.%N; }
 since() { awk -v s="$1" -v e="$(now)" 'BEGIN { printf "%.3f", e - s }'; }
@@ -48,9 +48,9 @@ for turn in $(seq 1 "$repeats"); do
   for contender in $contenders; do
     binary=$rmgsort
     [[ $contender == before ]] && binary=$before
-    rm -f "$out"
+    rm -f "$sorted_file"
     start=$(now)
-    "$binary" sort "$in" -t "$type" -o "$out" --gpus all --gpu-memory "$gpu_memory" --host-memory "$host_memory" \
+    "$binary" sort "$in" -t "$type" -o "$sorted_file" --gpus all --gpu-memory "$gpu_memory" --host-memory "$host_memory" \
       --progress never --stats "$work/stats.json"
     seconds=$(since "$start")
     python3 - "$work/stats.json" "$turn" "$contender" "$seconds" "$cp_s" <<'PY'
@@ -64,13 +64,13 @@ print(f"| {turn} | rmgsort ({name}) | {seconds:.3f} | {seconds / cp_s:.2f}x | {s
       f"{f(phases['write'])} | {stats.get('sorted_in_output_file')} |")
 PY
     if ((turn == 1)) && [[ -n $before ]]; then
-      if [[ -e $kept ]]; then
-        cmp -s "$kept" "$out" || { echo "the two binaries' outputs differ" >&2; exit 1; }
-        rm -f "$kept"
+      if [[ -e $first_sorted ]]; then
+        cmp -s "$first_sorted" "$sorted_file" || { echo "the two binaries' outputs differ" >&2; exit 1; }
+        rm -f "$first_sorted"
       else
-        mv "$out" "$kept"
+        mv "$sorted_file" "$first_sorted"
       fi
     fi
   done
 done
-"$rmgsort" check "$out" -t "$type" --progress never >/dev/null && echo "The last output is sorted (rmgsort check)."
+"$rmgsort" check "$sorted_file" -t "$type" --progress never >/dev/null && echo "The last output is sorted (rmgsort check)."
