@@ -115,7 +115,8 @@ std::uint64_t job_options_digest(const SortOptions& options, const RecordLayout&
   return digest;
 }
 
-JobInput open_job_input(const Communicator& communicator, const SortOptions& options, std::optional<StatsOutput>& stats) {
+JobInput open_job_input(const Communicator& communicator, const SortOptions& options, const RunStart& start,
+                        std::optional<StatsOutput>& stats) {
   JobInput job;
   agreed(communicator, [&] {
     refuse_unshared(options);
@@ -125,7 +126,7 @@ JobInput open_job_input(const Communicator& communicator, const SortOptions& opt
     require_whole_records(*job.input);
     if (!job.input->input.regular())
       throw Error(job.input->input.display_name() + ": --distributed reads a file every rank reaches; this is a stream");
-    if (communicator.rank() == 0) stats.emplace(options.stats);
+    if (communicator.rank() == 0) stats.emplace(options.stats, "sort", RMGSORT_VERSION, start);
   });
   const std::size_t record_size = job.input->layout.record_size;
   job.total = job.input->input.size() / record_size;
@@ -157,7 +158,7 @@ int sort_distributed(const Communicator& communicator, const SortOptions& option
   std::size_t staging = 0;
   agreed(communicator, [&] { staging = staging_bytes(options); });
   dist::warn_of_narrow_binding(communicator);
-  const JobInput job = open_job_input(communicator, options, stats);
+  const JobInput job = open_job_input(communicator, options, report.start, stats);
   const SortInput& input = *job.input;
   const RecordLayout& layout = input.layout;
   report.layout = layout;

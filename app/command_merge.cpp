@@ -253,8 +253,7 @@ int run_merge(const MergeOptions& options) {
   // and the sort method opens every input at once; 100 empty inputs failed under a soft limit of 64
   // that the merge would have raised only later.
   (void)raise_open_file_limit();
-  StatsOutput stats(options.stats);
-  stats.arm_for_signals("merge", RMGSORT_VERSION, report.start);
+  StatsOutput stats(options.stats, "merge", RMGSORT_VERSION, report.start);
   for (const std::string& path : options.inputs) report.inputs.push_back(input_name(path));
   report.threads = active_threads();
   if (options.type_option) report.layout = options.layout;

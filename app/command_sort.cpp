@@ -276,8 +276,7 @@ int run_sort(const SortOptions& options) {
   // Every input is opened before any is read (several inputs are one sequence): as merge does, the
   // soft limit on open files is raised to the hard one first.
   (void)raise_open_file_limit();
-  StatsOutput stats(options.stats);
-  stats.arm_for_signals("sort", RMGSORT_VERSION, report.start);
+  StatsOutput stats(options.stats, "sort", RMGSORT_VERSION, report.start);
   report.input_name = input_names(options);
   report.host_memory_limit = options.host_memory.value_or(0);
   report.threads = active_threads();

@@ -207,4 +207,14 @@ bool sigpipe_inherited_ignored() noexcept { return g_sigpipe_inherited_ignored; 
 
 void die_of_sigpipe() noexcept { die_of(SIGPIPE); }
 
+CleanupSignalsBlocked::CleanupSignalsBlocked() noexcept {
+  sigset_t block;
+  sigemptyset(&block);
+  for (int signal_number : kCleanupSignals) sigaddset(&block, signal_number);
+  // Cannot fail: the set is valid and SIG_BLOCK a valid action.
+  (void)pthread_sigmask(SIG_BLOCK, &block, &saved_);
+}
+
+CleanupSignalsBlocked::~CleanupSignalsBlocked() { (void)pthread_sigmask(SIG_SETMASK, &saved_, nullptr); }
+
 }  // namespace rmgsort

@@ -70,6 +70,22 @@ void install_cleanup_signal_handlers();
 // temporary left, nothing committed), with nothing left to say. Async-signal-safe.
 [[noreturn]] void die_of_sigpipe() noexcept;
 
+// Blocks kCleanupSignals on this thread for its lifetime, restoring the mask it found: a handled
+// signal that arrives meanwhile waits, and its handler runs at the end of the scope. For what must
+// happen as one step for the handlers (a file created and registered; the statistics' file created
+// and their words armed). Other threads, if any, still take signals sent to the process: use it
+// where the calling thread is the only one, or where they find nothing half done.
+class CleanupSignalsBlocked {
+ public:
+  CleanupSignalsBlocked() noexcept;
+  ~CleanupSignalsBlocked();
+  CleanupSignalsBlocked(const CleanupSignalsBlocked&) = delete;
+  CleanupSignalsBlocked& operator=(const CleanupSignalsBlocked&) = delete;
+
+ private:
+  sigset_t saved_;
+};
+
 // Owns one registration: registers in the constructor, unregisters in the destructor.
 class CleanupRegistration {
  public:

@@ -37,24 +37,6 @@ bool proc_fd_reaches(int fd) {
          direct.st_dev == via_proc.st_dev && direct.st_ino == via_proc.st_ino;
 }
 
-// Blocks the signals whose handlers unlink registered files, so that a file is never created without
-// being registered.
-class CleanupSignalsBlocked {
- public:
-  CleanupSignalsBlocked() {
-    sigset_t block;
-    sigemptyset(&block);
-    for (int signal_number : kCleanupSignals) sigaddset(&block, signal_number);
-    pthread_sigmask(SIG_BLOCK, &block, &saved_);
-  }
-  ~CleanupSignalsBlocked() { pthread_sigmask(SIG_SETMASK, &saved_, nullptr); }
-  CleanupSignalsBlocked(const CleanupSignalsBlocked&) = delete;
-  CleanupSignalsBlocked& operator=(const CleanupSignalsBlocked&) = delete;
-
- private:
-  sigset_t saved_;
-};
-
 // The new file takes the place of the one it replaces, so it gets that file's owner, group and
 // permission bits as far as the process may give them: a root run that sorts another user's file in
 // place leaves it that user's, and sorting a private file does not make it readable by others (as

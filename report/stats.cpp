@@ -13,6 +13,7 @@
 
 #include "core/error.hpp"
 #include "io/blocking_io.hpp"
+#include "io/cleanup.hpp"
 #include "io/file_identity.hpp"
 #include "io/last_words.hpp"
 
@@ -85,17 +86,23 @@ std::uint64_t peak_host_memory_bytes() {
   return std::uint64_t(usage.ru_maxrss) * 1024;  // Linux counts ru_maxrss in KiB
 }
 
-StatsOutput::StatsOutput(const std::string& path) : path_(path) {
+StatsOutput::StatsOutput(const std::string& path, std::string_view command, std::string_view version,
+                         const RunStart& start)
+    : path_(path) {
   if (path.empty()) return;
+  // A signal between the temporary file's creation and the arming would leave the old statistics
+  // in place: it waits for the arming instead.
+  const CleanupSignalsBlocked blocked;
   if (path == "-" || is_standard_error_file(path)) {
     descriptor_ = path == "-" ? STDOUT_FILENO : STDERR_FILENO;
-    return;
+  } else {
+    try {
+      file_.emplace(OutputFile::create(path));
+    } catch (const Error& e) {
+      rethrow_as_stats_error(e);
+    }
   }
-  try {
-    file_.emplace(OutputFile::create(path));
-  } catch (const Error& e) {
-    rethrow_as_stats_error(e);
-  }
+  arm_for_signals(command, version, start);
 }
 
 StatsOutput::~StatsOutput() { disarm_signals(); }

@@ -53,7 +53,9 @@ struct RunEnd {
 // carries the keys.
 class StatsOutput {
  public:
-  explicit StatsOutput(const std::string& path);
+  // Armed for signals as it is created (see below), with the handlers' words for COMMAND, VERSION
+  // and START: a signal that finds the statistics' temporary file finds them armed.
+  StatsOutput(const std::string& path, std::string_view command, std::string_view version, const RunStart& start);
   // Takes back the words armed for the signal handlers.
   ~StatsOutput();
   // The signal handlers hold pointers into it.
@@ -65,8 +67,6 @@ class StatsOutput {
   // "stopped by signal SIGNAME", and "signal": "SIGNAME" (io/last_words.hpp; into a file, through
   // a staged file of its own, committed by the handler). Until the run's own statistics are written
   // (standard output or error, or a device written in place) or committed (a file).
-  void arm_for_signals(std::string_view command, std::string_view version, const RunStart& start);
-
   // Writes `json` (one line) to the temporary file and closes it (a deferred write error surfaces
   // here), or writes it to standard output, which cannot be taken back: call it before committing
   // anything, so that a failed write commits nothing.
@@ -87,6 +87,7 @@ class StatsOutput {
   void write_failure(const Json& json);
 
  private:
+  void arm_for_signals(std::string_view command, std::string_view version, const RunStart& start);
   void write_file(const Json& json);
 
   void disarm_signals() noexcept;

@@ -80,7 +80,7 @@ class StatsOutputTest : public testing::Test {
 };
 
 TEST_F(StatsOutputTest, PreparedStatisticsAppearOnlyWhenCommitted) {
-  StatsOutput stats(path_);
+  StatsOutput stats(path_, "sort", "0.0", RunStart{});
   stats.prepare(Json{{"status", "ok"}});
   EXPECT_FALSE(std::filesystem::exists(path_));
   stats.commit();
@@ -88,14 +88,14 @@ TEST_F(StatsOutputTest, PreparedStatisticsAppearOnlyWhenCommitted) {
 }
 
 TEST_F(StatsOutputTest, AFailureBeforeAnythingWasPreparedIsWrittenAndCommitted) {
-  StatsOutput stats(path_);
+  StatsOutput stats(path_, "sort", "0.0", RunStart{});
   stats.write_failure(Json{{"status", "error"}});
   EXPECT_EQ(contents(path_), "{\"status\":\"error\"}\n");
   EXPECT_EQ(entries(), 1) << "a temporary file is left";
 }
 
 TEST_F(StatsOutputTest, AFailureReplacesPreparedStatistics) {
-  StatsOutput stats(path_);
+  StatsOutput stats(path_, "sort", "0.0", RunStart{});
   stats.prepare(Json{{"status", "ok"}});
   stats.write_failure(Json{{"status", "error"}});
   EXPECT_EQ(contents(path_), "{\"status\":\"error\"}\n");
@@ -103,7 +103,7 @@ TEST_F(StatsOutputTest, AFailureReplacesPreparedStatistics) {
 }
 
 TEST_F(StatsOutputTest, AFailureAfterTheCommitReplacesCommittedStatistics) {
-  StatsOutput stats(path_);
+  StatsOutput stats(path_, "sort", "0.0", RunStart{});
   stats.prepare(Json{{"status", "ok"}});
   stats.commit();
   stats.write_failure(Json{{"status", "error"}});
@@ -113,7 +113,7 @@ TEST_F(StatsOutputTest, AFailureAfterTheCommitReplacesCommittedStatistics) {
 // Statistics that cannot be written fail the run with an error naming --stats, and the failed run's
 // statistics are not tried again: they would fail the same way and say so a second time.
 TEST(StatsOutputFullDeviceTest, StatisticsThatCannotBeWrittenAreNotTriedAgain) {
-  StatsOutput stats("/dev/full");
+  StatsOutput stats("/dev/full", "sort", "0.0", RunStart{});
   try {
     stats.prepare(Json{{"status", "ok"}});
     ADD_FAILURE() << "writing to /dev/full succeeded";
@@ -135,8 +135,7 @@ TEST_F(StatsOutputTest, ASignalBeforeSettleReplacesCommittedStatistics) {
     if (child == 0) {
       signal(SIGTERM, SIG_DFL);
       install_cleanup_signal_handlers();
-      StatsOutput stats(path_);
-      stats.arm_for_signals("sort", "0.0", RunStart{});
+      StatsOutput stats(path_, "sort", "0.0", RunStart{});
       stats.prepare(Json{{"status", "ok"}});
       stats.commit();
       if (settled) stats.settle();
@@ -159,8 +158,36 @@ TEST_F(StatsOutputTest, ASignalBeforeSettleReplacesCommittedStatistics) {
   }
 }
 
+// Armed as it is created: a signal that finds the statistics' temporary file (what a caller waiting
+// for the run to start sees first) replaces the old statistics by its own, in every place they go.
+TEST_F(StatsOutputTest, ASignalRightAfterCreationFindsTheStatisticsArmed) {
+  for (const bool old_file : {false, true}) {
+    SCOPED_TRACE(old_file ? "over an old file" : "no file before");
+    if (old_file) std::ofstream(path_) << "OLD";
+    std::fflush(nullptr);
+    const pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      signal(SIGHUP, SIG_DFL);
+      install_cleanup_signal_handlers();
+      StatsOutput stats(path_, "merge", "0.0", RunStart{});
+      raise(SIGHUP);
+      _exit(0);
+    }
+    int status = 0;
+    ASSERT_EQ(waitpid(child, &status, 0), child);
+    EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGHUP);
+    const std::string written = contents(path_);
+    EXPECT_NE(written.find("\"signal\":\"SIGHUP\""), std::string::npos) << written;
+    EXPECT_NE(written.find("\"command\":\"merge\""), std::string::npos) << written;
+    EXPECT_NE(written.find("\"exit_code\":129"), std::string::npos) << written;
+    EXPECT_EQ(entries(), 1) << "a temporary file is left";
+    std::filesystem::remove(path_);
+  }
+}
+
 TEST_F(StatsOutputTest, NoPathWritesNothing) {
-  StatsOutput stats("");
+  StatsOutput stats("", "sort", "0.0", RunStart{});
   stats.prepare(Json{{"status", "ok"}});
   stats.commit();
   stats.write_failure(Json{{"status", "error"}});
@@ -170,14 +197,14 @@ TEST_F(StatsOutputTest, NoPathWritesNothing) {
 TEST(StatsOutputStdoutTest, AFailureAfterStatisticsWentToStandardOutputWritesNoSecondObject) {
   testing::internal::CaptureStdout();
   {
-    StatsOutput stats("-");
+    StatsOutput stats("-", "sort", "0.0", RunStart{});
     stats.prepare(Json{{"status", "ok"}});
     stats.commit();
     stats.write_failure(Json{{"status", "error"}});
   }
   EXPECT_EQ(testing::internal::GetCapturedStdout(), "{\"status\":\"ok\"}\n");
   testing::internal::CaptureStdout();
-  StatsOutput("-").write_failure(Json{{"status", "error"}});
+  StatsOutput("-", "sort", "0.0", RunStart{}).write_failure(Json{{"status", "error"}});
   EXPECT_EQ(testing::internal::GetCapturedStdout(), "{\"status\":\"error\"}\n");
 }
 
@@ -193,12 +220,12 @@ TEST_F(StatsOutputTest, StandardErrorsFileGetsTheStatisticsAppended) {
   ASSERT_GE(dup2(file, STDERR_FILENO), 0);
   close(file);
   {
-    StatsOutput stats(log);
+    StatsOutput stats(log, "sort", "0.0", RunStart{});
     stats.prepare(Json{{"status", "ok"}});
     stats.commit();
     stats.write_failure(Json{{"status", "error"}});
   }
-  StatsOutput("/dev/stderr").write_failure(Json{{"status", "error"}});
+  StatsOutput("/dev/stderr", "sort", "0.0", RunStart{}).write_failure(Json{{"status", "error"}});
   dup2(saved, STDERR_FILENO);
   close(saved);
   EXPECT_EQ(contents(log), "an earlier line\n{\"status\":\"ok\"}\n{\"status\":\"error\"}\n");
