@@ -16,6 +16,7 @@
 #include "app/error_message.hpp"
 #include "app/gpu_choice.hpp"
 #include "app/npy_output_headers.hpp"
+#include "app/output_memory.hpp"
 #include "app/separate_outputs.hpp"
 #include "app/sort_input.hpp"
 #include "app/sort_report.hpp"
@@ -28,7 +29,6 @@
 #include "io/cleanup.hpp"
 #include "io/input_sequence.hpp"
 #include "io/output_file.hpp"
-#include "io/output_pages.hpp"
 #include "io/standard_descriptors.hpp"
 #include "io/temp_dir.hpp"
 #include "sort/gpu_engine.hpp"
@@ -120,26 +120,6 @@ PlanRequest plan_request(const SortOptions& options, const Validated& validated,
                      choose_gpu_engine(choice, gpus_selected), host_memory_name(options.host_memory)};
 }
 
-// The output's own pages as the keys' home (io/output_pages.hpp), where nothing is written after the
-// sort: a file sorted in memory, at once or in rounds, by an engine that sorts where the records lie
-// (bare keys; records sorted as pairs), into no output but one file on a memory file system staged
-// for this run (a file with no name, or a fresh temporary name): memory no other process writes to
-// or cuts short while it is sorted. Never standard output's file, which others hold open: a write into it under the sort
-// would break the sort (a hang or a crash), a truncation raise SIGBUS, and a run killed mid-sort
-// would leave its keys unsorted there.
-std::unique_ptr<OutputPages> output_pages_for(const SortPlan& plan, const InputSequence& input,
-                                              const OutputFile* output, const NpyOutputFormats& formats,
-                                              const SortRun& run) {
-  const bool in_memory = plan.path == SortPath::in_memory || plan.path == SortPath::rounds;
-  if (!in_memory || output == nullptr || output->staging() == OutputFile::Staging::in_place || run.index_fd >= 0)
-    return nullptr;
-  const std::uint64_t count = input.size() / plan.engine->layout().record_size;
-  if (plan.engine->output_bytes(count) != 0) return nullptr;  // records gathered by tags into buffers of its own
-  // After the .npy header, whose length does not depend on the count (npy_output_headers.hpp).
-  const std::uint64_t offset = formats.array ? npy_header_for(*formats.array, count).size() : 0;
-  return OutputPages::open(run.output_fd, run.output_name, offset, input.size());
-}
-
 // Reads what the plan keeps in memory (a stream first, and plans it then) and runs the plan's
 // driver, recording the read and the driver's outcome in `report` as each ends. `plan` is a file's
 // plan, or empty for a stream. What precedes the records in the outputs (a .npy header) is written
@@ -152,6 +132,7 @@ NpyOutputHeads execute(const SortOptions& options, const PlanRequest& request, S
   InputSequence& input = sort_input.input;
   Stopwatch phase;  // the phases start here; validation and device discovery count in wall time only
   KeysInMemory keys;
+  OutputMemory output_memory;  // an output on tmpfs: the keys' home, or its pages reserved beside the sort
   const bool reads = !plan || plan->path != SortPath::spill;  // a spilled file is read by its passes
   if (!plan) {
     // (A stream read to its end had each input's length checked against its .npy header by its reader.)
@@ -159,8 +140,11 @@ NpyOutputHeads execute(const SortOptions& options, const PlanRequest& request, S
     plan = plan_stream(request, keys.bytes, keys.complete);
     prepare_stream_keys(*plan, keys, options.verify);
   } else if (plan->path != SortPath::spill) {
-    keys = read_file_keys(*plan, input, options.order, options.verify, unsigned(active_threads()), *run.progress,
-                          output_pages_for(*plan, input, output, formats, run));
+    const auto threads = unsigned(active_threads());
+    output_memory = output_memory_for(*plan, input, output, formats, run, threads);
+    run.output_reserved = output_memory.reservation != nullptr;
+    keys = read_file_keys(*plan, input, options.order, options.verify, threads, *run.progress,
+                          std::move(output_memory.pages));
   }
   if (reads) report.read = ReadReport{phase.lap(), keys.bytes, keys.direct, keys.reserve_waited_seconds};
   // (A stream's .npy count is every input's together once its length is known; raw input's headers
@@ -174,7 +158,14 @@ NpyOutputHeads execute(const SortOptions& options, const PlanRequest& request, S
   else
     heads = write_heads();
   switch (plan->path) {
-    case SortPath::in_memory: report.outcome = sort_in_memory(*plan->engine, keys, run); break;
+    case SortPath::in_memory:
+      report.outcome = sort_in_memory(*plan->engine, keys, run);
+      if (output_memory.reservation) {
+        output_memory.reservation->release_unwritten();
+        report.output_reservation = OutputReservationReport{output_memory.reservation->reserved(),
+                                                            output_memory.reservation->seconds_to_reserve_all()};
+      }
+      break;
     case SortPath::rounds: report.outcome = sort_in_memory_rounds(*plan->engine, keys, run); break;
     // What a stream's prefix holds leads the streaming pass.
     case SortPath::spill:

@@ -138,6 +138,10 @@ Json sort_stats_json(const SortOptions& options, const SortPlan* plan, const Sor
   const std::optional<double> reserve_waited = report.read ? report.read->output_pages_reserve_waited_seconds
                                                            : std::nullopt;
   json["output_pages_reserve_waited_seconds"] = reserve_waited ? Json(*reserve_waited) : Json(nullptr);
+  const auto& reservation = report.output_reservation;
+  json["output_reserved_bytes"] = reservation ? Json(reservation->bytes) : Json(nullptr);
+  json["output_reserved_seconds"] =
+      reservation && reservation->seconds_to_reserve_all ? Json(*reservation->seconds_to_reserve_all) : Json(nullptr);
   json["wall_seconds"] = report.wall_seconds;
   json["phases_seconds"] = phases_json(report);
   json["throughput"] = throughput_json(report, record_size);

@@ -24,6 +24,12 @@ struct ReadReport {
   std::optional<double> output_pages_reserve_waited_seconds;
 };
 
+// The output's pages reserved beside the read and the sort (io/output_reservation.hpp).
+struct OutputReservationReport {
+  std::uint64_t bytes = 0;
+  std::optional<double> seconds_to_reserve_all;  // from before the read; nothing when it stopped short
+};
+
 // What the run knows of itself; filled in as it goes, so that a failed run reports what it reached.
 struct SortReport {
   RunStart start;
@@ -38,6 +44,7 @@ struct SortReport {
   double wall_seconds = 0;
   std::optional<ReadReport> read;      // once the keys the plan holds in memory are read
   std::optional<SortOutcome> outcome;  // once the plan's driver returned
+  std::optional<OutputReservationReport> output_reservation;  // once released
 };
 
 // `plan` is null when the run failed before it was planned.

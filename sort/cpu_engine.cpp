@@ -33,7 +33,7 @@ bool CpuEngine::report_to(Progress& progress) {
 }
 
 bool CpuEngine::hand_prefixes_to(SortedPrefixSink sink) {
-  if (pairs_ || tag_sorter_) return false;
+  if (!hands_prefixes()) return false;
   prefix_sink_ = std::move(sink);
   return true;
 }

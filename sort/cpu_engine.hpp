@@ -38,6 +38,7 @@ class CpuEngine final : public SortEngine {
   // Bare keys: their radix sort's finished prefix (host/radix_sort.hpp, SortedPrefixHook), true.
   // Records, sorted as pairs or by tags: false (their sort is final only when it returns).
   bool hand_prefixes_to(SortedPrefixSink sink) override;
+  [[nodiscard]] bool hands_prefixes() const override { return !pairs_ && !tag_sorter_; }
 
   [[nodiscard]] std::vector<std::uint64_t> device_bytes_allocated() const override { return {}; }
   // Records sorted by tags: the tag sort's steps so far (benchmarks); nullptr otherwise.

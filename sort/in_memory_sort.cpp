@@ -1,5 +1,9 @@
 #include "sort/in_memory_sort.hpp"
 
+#include <tbb/info.h>
+#include <tbb/task_arena.h>
+
+#include <algorithm>
 #include <optional>
 
 #include "report/stopwatch.hpp"
@@ -10,6 +14,28 @@
 #include "sort/unique_filter.hpp"
 
 namespace rmgsort {
+namespace {
+
+// engine.sort(), with the output written WHILE_SORTING beside it. Into pages reserved beside the
+// sort (run.output_reserved, io/output_reservation.hpp), only stores are left for the writer's
+// threads, and they get cores of their own: the sort takes what the machine's cores leave them,
+// within --threads. 2^30 u64 keys, /dev/shm to /dev/shm, 16-core H200 host, three turns: sorting on
+// all 16 threads beside the writer's 4, 3.27-3.38 s end to end (5.94 s in a turn whose read took
+// 1.1 s), 1.8-2.5 GiB written while sorting; on 12 of them, 3.15-3.37 s, 5.3-6.5 GiB; on 8 beside
+// 8 writer threads, 3.82-4.76 s (bench_results/2026-12-02-cpu-output-reservation-h200.md).
+SortedRound sort_beside_writer(SortEngine& engine, std::byte* records, std::uint64_t count, const SortRun& run,
+                               bool while_sorting) {
+  if (!while_sorting || !run.output_reserved) return engine.sort(records, count, run.order);
+  const int writers = int(SortedPrefixWriter::threads_while_sorting());
+  const int sorters = std::min(tbb::this_task_arena::max_concurrency(),
+                               std::max(1, tbb::info::default_concurrency() - writers));
+  tbb::task_arena arena(sorters);
+  SortedRound sorted;
+  arena.execute([&] { sorted = engine.sort(records, count, run.order); });
+  return sorted;
+}
+
+}  // namespace
 
 SortOutcome sort_in_memory(SortEngine& engine, KeysInMemory& keys, const SortRun& run) {
   const RecordLayout& layout = engine.layout();
@@ -43,7 +69,7 @@ SortOutcome sort_in_memory(SortEngine& engine, KeysInMemory& keys, const SortRun
     }
   } stop_telling{engine, streaming.has_value()};
   progress.phase(devices.empty() ? std::string("sorting") : "sorting on " + devices, told ? keys.bytes : 0);
-  SortedRound sorted = engine.sort(keys.data(), count, run.order);
+  SortedRound sorted = sort_beside_writer(engine, keys.data(), count, run, streaming.has_value());
   outcome.times.sort = phase.lap();
   RMGSORT_EXPECTS(!in_output || sorted.records.data() == keys.data(), "keys in the output's pages sorted in place");
   outcome.sorted_in_output_file = in_output;

@@ -107,6 +107,8 @@ class SortEngine {
   // round's records) as it grows, and returns true; false (the default) for an engine that does not
   // tell it, whose sorted records are final only when sort() returns. An empty sink stops the telling.
   virtual bool hand_prefixes_to(SortedPrefixSink /*sink*/) { return false; }
+  // Whether hand_prefixes_to() would return true.
+  [[nodiscard]] virtual bool hands_prefixes() const { return false; }
 
   // The device memory the engine holds on each GPU, in the order of the selected GPUs ([] on the
   // CPU). Everything is allocated once, so this is also each GPU's peak.

@@ -36,6 +36,9 @@ struct SortRun {
   // writes nothing, not even to a pipe. (Every other input is read and checked whole, or is a file
   // whose size was checked, before its caller writes the heads.)
   std::function<void()> write_heads;
+  // The output's pages are allocated ahead of its writes, beside the read and the sort
+  // (io/output_reservation.hpp): a writer need not populate them itself.
+  bool output_reserved = false;
 };
 
 // The times of the phases after reading (which is timed by whoever reads).

@@ -21,6 +21,8 @@ WriteOptions while_sorting() {
 
 }  // namespace
 
+unsigned SortedPrefixWriter::threads_while_sorting() { return while_sorting().mapped_threads; }
+
 SortedPrefixWriter::SortedPrefixWriter(const SortRun& run, const RecordLayout& layout, std::byte* records,
                                        std::uint64_t bytes)
     : records_(records),
@@ -30,8 +32,10 @@ SortedPrefixWriter::SortedPrefixWriter(const SortRun& run, const RecordLayout& l
       // their submitting call (io/chunk_writer.hpp).
       writer_(run.output_fd, run.output_name, while_sorting(), bytes, /*write_behind=*/false) {
   if (run.unique) unique_.emplace(layout, run.order);
-  // (--unique writes less than the input, at other offsets: nothing to populate ahead.)
-  if (writer_.populates() && !run.unique)
+  // (--unique writes less than the input, at other offsets: nothing to populate ahead. Pages reserved
+  // beside the sort need no populating: populated by this writer too, the same pages were allocated
+  // from two sides, and the sort lost a thread.)
+  if (writer_.populates() && !run.unique && !run.output_reserved)
     populate_step_ = prefix_writer_config::kPopulateBytesPerThread * while_sorting().mapped_threads;
   thread_ = std::thread([this] { run_writes(); });
 }

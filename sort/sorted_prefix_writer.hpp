@@ -66,6 +66,8 @@ class SortedPrefixWriter {
   // left on device"), which stops the writer at the failing piece.
   void finish();
 
+  // The threads that write while the sort runs (into a memory file system's mapping; else 1).
+  [[nodiscard]] static unsigned threads_while_sorting();
   // Bytes of the output written before finish() was called: what the sort hid.
   [[nodiscard]] std::uint64_t written_while_sorting() const { return written_while_sorting_; }
   // Records --unique left out.

@@ -82,6 +82,8 @@ TEST(SortStatsTest, AFinishedRunIsOkAndNamesEveryMember) {
   EXPECT_EQ(json["written_while_sorting_bytes"], 0) << "nothing was written while sorting";
   EXPECT_EQ(json["sorted_in_output_file"], false);
   EXPECT_TRUE(json["output_pages_reserve_waited_seconds"].is_null()) << "no rounds into the output's pages";
+  EXPECT_TRUE(json["output_reserved_bytes"].is_null()) << "no reservation";
+  EXPECT_TRUE(json["output_reserved_seconds"].is_null());
   EXPECT_TRUE(json["round_partition"].is_null());
   EXPECT_TRUE(json["gpu"].is_null()) << "the CPU engine has no figures of its own for bare keys";
 }
@@ -152,6 +154,20 @@ TEST(SortStatsTest, SortedInTheOutputsPagesItSaysSoAndHasNoWriteRate) {
   EXPECT_EQ(sort_stats_json(options_to_file(), &plan, report)["output_pages_reserve_waited_seconds"], 0.5);
 }
 
+// The output's pages reserved beside the sort: how much, and how long it took when it reserved all.
+TEST(SortStatsTest, AReservationOfTheOutputsPagesSaysHowMuchAndHowLong) {
+  const SortPlan plan = cpu_plan(1000);
+  SortReport report = finished_report();
+  report.output_reservation = OutputReservationReport{8000, 0.25};
+  Json json = sort_stats_json(options_to_file(), &plan, report);
+  EXPECT_EQ(json["output_reserved_bytes"], 8000);
+  EXPECT_EQ(json["output_reserved_seconds"], 0.25);
+  report.output_reservation = OutputReservationReport{4096, std::nullopt};  // stopped short: a full tmpfs
+  json = sort_stats_json(options_to_file(), &plan, report);
+  EXPECT_EQ(json["output_reserved_bytes"], 4096);
+  EXPECT_TRUE(json["output_reserved_seconds"].is_null());
+}
+
 TEST(SortStatsTest, ARunThatFailedBeforeItsPlanHasNullsWhereItDidNotReach) {
   SortReport report;
   report.input_name = "stdin";
@@ -164,7 +180,8 @@ TEST(SortStatsTest, ARunThatFailedBeforeItsPlanHasNullsWhereItDidNotReach) {
   for (const char* member :
        {"input_format", "key_type", "record_size", "key_offset", "keys", "records", "bytes", "records_kept",
         "duplicates_dropped", "engine", "cpu_because",
-        "plan", "read_direct_io", "output_pages_reserve_waited_seconds", "rounds", "round_keys", "round_sort_seconds", "written_while_sorting_bytes",
+        "plan", "read_direct_io", "output_pages_reserve_waited_seconds", "output_reserved_bytes",
+        "output_reserved_seconds", "rounds", "round_keys", "round_sort_seconds", "written_while_sorting_bytes",
         "sorted_in_output_file", "spilled", "spilled_bytes", "spill_levels", "round_partition", "gpu"})
     EXPECT_TRUE(json[member].is_null()) << member << ": " << json[member];
   for (const auto& [phase, seconds] : json["phases_seconds"].items()) EXPECT_TRUE(seconds.is_null()) << phase;

@@ -5,7 +5,9 @@
 # after the records kept), --verify, .npy input and output (the records after the header), several
 # inputs (.npy ones too; from tmpfs and from a disk, closed until read under a low open-file limit),
 # an output that is the input or replaces a file, (u64, u64) records (sorted as pairs in place).
-# --stats says sorted_in_output_file; what is not sorted in place (wider records, --index-output, a
+# --stats says sorted_in_output_file. The CPU's bare keys without --verify are sorted there on one
+# thread (--threads 1): on more, their output's pages are reserved beside the sort instead
+# (tests/e2e/output_reservation_test.sh). What is not sorted in place (wider records, --index-output, a
 # disk output, standard output's file) is written as before: standard output's file with the shell's
 # next write after the keys, refused when opened read-only (untouched), cut back by a signal in its
 # read and in its sort, and ended by that signal (not SIGBUS) without a word. A full tmpfs fails with exit
@@ -85,7 +87,7 @@ for type in u32 i32 u64 i64 f32 f64; do
     r=() desc=()
     [[ $order == desc ]] && r=(-r) desc=(--desc)
     begin "$type keys, $order: sorted in the output's pages, the reference's order"
-    rmg sort "$SHM/keys.$type" -t "$type" "${r[@]}" -o "$SHM/out" --gpus none --stats "$SHM/stats.json"
+    rmg sort "$SHM/keys.$type" -t "$type" "${r[@]}" -o "$SHM/out" --gpus none --threads 1 --stats "$SHM/stats.json"
     expect_rc 0
     expect_stderr_empty
     width=$(( ${type#[uif]} / 8 ))
@@ -108,14 +110,14 @@ done
 
 echo "== .npy, several inputs, outputs that are inputs"
 begin ".npy i64 in and out, -u: the records after the header, its shape the count kept"
-rmg sort "$SHM/keys.npy" -u -o "$SHM/out.npy" --gpus none --stats "$SHM/stats.json"
+rmg sort "$SHM/keys.npy" -u -o "$SHM/out.npy" --gpus none --threads 1 --stats "$SHM/stats.json"
 expect_rc 0
 expect_ref --unique --npy "$SHM/out.npy" - "$SHM/keys.npy"
 expect_in_pages "$SHM/stats.json" True
 end
 
 begin "raw input, .npy output (generate's header before the records)"
-rmg sort "$SHM/keys.u32" -t u32 -o "$SHM/out.npy" --gpus none --stats "$SHM/stats.json"
+rmg sort "$SHM/keys.u32" -t u32 -o "$SHM/out.npy" --gpus none --threads 1 --stats "$SHM/stats.json"
 expect_rc 0
 expect_in_pages "$SHM/stats.json" True
 "$PY" -c 'import sys, numpy as np
@@ -126,8 +128,8 @@ end
 
 begin "41 inputs (an empty one, one from a disk) under ulimit -n 64: those beyond 32 closed until read, read in order"
 inputs=("$SHM"/part*.u64 "$SHM/empty.u64" "$D/keys.u64")
-( ulimit -n 64 && exec "$RMGSORT" sort "${inputs[@]}" -t u64 -o "$SHM/out" --gpus none --stats "$SHM/stats.json" ) \
-  >"$WORK/stdout" 2>"$WORK/stderr"
+( ulimit -n 64 && exec "$RMGSORT" sort "${inputs[@]}" -t u64 -o "$SHM/out" --gpus none --threads 1 \
+  --stats "$SHM/stats.json" ) >"$WORK/stdout" 2>"$WORK/stderr"
 RC=$?
 expect_rc 0
 expect_ref --raw u64 8 0 "$SHM/out" - "${inputs[@]}"
@@ -135,7 +137,8 @@ expect_in_pages "$SHM/stats.json" True
 end
 
 begin "three .npy inputs (each with its header): their records read after each header, in order"
-rmg sort "$SHM/keys.npy" "$SHM/small.npy" "$SHM/keys.npy" -o "$SHM/out.npy" --gpus none --stats "$SHM/stats.json"
+rmg sort "$SHM/keys.npy" "$SHM/small.npy" "$SHM/keys.npy" -o "$SHM/out.npy" --gpus none --threads 1 \
+  --stats "$SHM/stats.json"
 expect_rc 0
 expect_ref --npy "$SHM/out.npy" - "$SHM/keys.npy" "$SHM/small.npy" "$SHM/keys.npy"
 expect_in_pages "$SHM/stats.json" True
@@ -143,11 +146,11 @@ end
 
 begin "the output is the input, and an output that replaces a file: sorted, nothing left beside it"
 cp "$SHM/keys.u64" "$SHM/self.u64"
-rmg sort "$SHM/self.u64" -t u64 -o "$SHM/self.u64" --gpus none
+rmg sort "$SHM/self.u64" -t u64 -o "$SHM/self.u64" --gpus none --threads 1
 expect_rc 0
 expect_ref --raw u64 8 0 "$SHM/self.u64" - "$SHM/keys.u64"
 echo old >"$SHM/old"
-rmg sort "$D/keys.u64" -t u64 -o "$SHM/old" --gpus none
+rmg sort "$D/keys.u64" -t u64 -o "$SHM/old" --gpus none --threads 1
 expect_rc 0
 expect_ref --raw u64 8 0 "$SHM/old" - "$SHM/keys.u64"
 expect_no_temp "$SHM"

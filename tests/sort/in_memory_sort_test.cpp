@@ -1,20 +1,24 @@
 // sort_in_memory (sort/in_memory_sort.hpp) on the CPU: bare keys are written while they are sorted
 // (sort/sorted_prefix_writer.hpp), and the output is the same bytes as a sort written after it
-// ends, and so is a sort in the output file's own pages (io/output_pages.hpp): every key type, both
-// orders, sizes around the radix sort's thresholds, all keys equal, NaNs, +-0 and extremes, with and
-// without --unique and --verify. --verify and records write after the sort.
+// ends, and so are a sort in the output file's own pages (io/output_pages.hpp) and one written into
+// pages reserved beside it (io/output_reservation.hpp, its writer's threads beside a smaller
+// arena): every key type, both orders, sizes around the radix sort's thresholds, all keys equal,
+// NaNs, +-0 and extremes, with and without --unique and --verify. --verify and records write after
+// the sort.
 #include <fcntl.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "host/radix_sort.hpp"
 #include "host/radix_sort_config.hpp"
+#include "io/output_reservation.hpp"
 #include "sort/cpu_engine.hpp"
 #include "sort/in_memory_sort.hpp"
 #include "sort/unique_filter.hpp"
@@ -38,8 +42,10 @@ struct Sorted {
 
 // Sorts KEYS (records of LAYOUT, their checksum taken from INPUT for --verify) with sort_in_memory on
 // the CPU into the file FD at PATH (closed here), and reads the file back.
+// With RESERVE, the file's pages are reserved beside the sort (io/output_reservation.hpp), as for an
+// output on tmpfs sorted on many threads.
 Sorted sort_into(KeysInMemory keys, const std::vector<std::byte>& input, const RecordLayout& layout, SortOrder order,
-                 bool unique, bool verify, int fd, const std::string& path) {
+                 bool unique, bool verify, int fd, const std::string& path, bool reserve = false) {
   keys.bytes = input.size();
   if (verify) keys.checksum = checksum_records(input.data(), input.size(), layout.record_size);
   Progress progress(ProgressMode::never);
@@ -50,9 +56,14 @@ Sorted sort_into(KeysInMemory keys, const std::vector<std::byte>& input, const R
   run.output_fd = fd;
   run.output_name = path;
   run.progress = &progress;
+  std::unique_ptr<OutputReservation> reservation;
+  if (reserve) reservation = OutputReservation::start(fd, path, 0, input.size());
+  EXPECT_EQ(reservation != nullptr, reserve && !input.empty()) << "a reservation for every output with bytes";
+  run.output_reserved = reservation != nullptr;
   CpuEngine engine(layout);
   Sorted sorted;
   sorted.outcome = sort_in_memory(engine, keys, run);
+  if (reservation) reservation->release_unwritten();
   keys = KeysInMemory();  // the output's pages unmapped
   ::close(fd);
   sorted.output = test::read_plain_file(path);
@@ -67,13 +78,13 @@ int create_output(const std::string& path) {
 
 // Sorts INPUT (records of LAYOUT) with sort_in_memory on the CPU into a file on DIRECTORY.
 Sorted sort_to_file(const std::vector<std::byte>& input, const RecordLayout& layout, SortOrder order, bool unique,
-                    bool verify, const std::string& directory) {
+                    bool verify, const std::string& directory, bool reserve = false) {
   const test::TempDir dir(directory);
   KeysInMemory keys;
   keys.keys = HostBuffer(std::max<std::size_t>(input.size(), 1));
   if (!input.empty()) std::memcpy(keys.keys.data(), input.data(), input.size());
   return sort_into(std::move(keys), input, layout, order, unique, verify, create_output(dir.file("out")),
-                   dir.file("out"));
+                   dir.file("out"), reserve);
 }
 
 // Sorts INPUT (records of LAYOUT) with sort_in_memory on the CPU in the pages of an output file in
@@ -124,6 +135,9 @@ void expect_written_alike(const std::vector<T>& keys, const std::string& what) {
       EXPECT_EQ(verified.outcome.written_while_sorting, 0u) << how << ": --verify writes after checking";
       EXPECT_EQ(verified.outcome.duplicates_dropped, streamed.outcome.duplicates_dropped) << how;
       if (!test::is_memory_file_system(test::memory_directory())) continue;
+      const Sorted reserved = sort_to_file(input, layout, order, unique, false, test::memory_directory(), true);
+      EXPECT_EQ(reserved.output, streamed.output) << how << ": into pages reserved beside the sort";
+      EXPECT_EQ(reserved.outcome.duplicates_dropped, streamed.outcome.duplicates_dropped) << how;
       for (bool verify : {false, true}) {
         const std::optional<Sorted> in_pages = sort_in_output_pages(input, layout, order, unique, verify);
         EXPECT_EQ(in_pages.has_value(), !input.empty()) << how << ": pages for every input with bytes";
