@@ -8,6 +8,7 @@
 # sort still ran. Outputs are compared.
 # Usage: scripts/bench_cpu_file_sort.sh [WORK_DIR (/dev/shm)] [LOG2_KEYS (30)] [TYPE (u64)] [REPEATS (3)]
 # Binaries: $RMGSORT (default build/app/rmgsort), $CPU_SORT_BENCH (default next to it), $BEFORE.
+# $THREADS, when set, is rmgsort's --threads (the baseline takes every core).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 rmgsort=${RMGSORT:-$root/build/app/rmgsort}
@@ -18,8 +19,10 @@ trap 'rm -rf "$work"' EXIT
 log2=${2:-30}
 type=${3:-u64}
 repeats=${4:-3}
+threads=()
+[[ -n ${THREADS:-} ]] && threads=(--threads "$THREADS")
 
-echo "# CPU file sort, 2^$log2 $type keys in $(dirname "$work"), $(date -u +%Y-%m-%d), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
+echo "# CPU file sort, 2^$log2 $type keys in $(dirname "$work"), $(date -u +%Y-%m-%d), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)${THREADS:+, rmgsort --threads $THREADS}"
 echo "# load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 "$rmgsort" generate -o "$work/in" -t "$type" --count $((1 << log2)) --dist uniform --seed 7
 cat "$work/in" >/dev/null
@@ -43,7 +46,7 @@ for turn in $(seq 1 "$repeats"); do
     binary=$rmgsort
     [[ $contender == before ]] && binary=$before
     rm -f "$work/out"
-    "$binary" sort "$work/in" -o "$work/out" -t "$type" --gpus none --stats "$work/stats.json"
+    "$binary" sort "$work/in" -o "$work/out" -t "$type" --gpus none "${threads[@]}" --stats "$work/stats.json"
     cmp -s "$work/baseline" "$work/out" || { echo "bench: $contender's output differs from the baseline's" >&2; exit 1; }
     seconds=$(wall "$work/stats.json")
     echo "| $turn | rmgsort ($contender) | $seconds | $(python3 -c "print('%.2fx' % ($baseline / $seconds))") | $(phases "$work/stats.json") |"
