@@ -113,4 +113,11 @@ void refuse_character_device(const InputFile& file, std::string_view what, NullD
   throw Error(file.display_name() + ": is a character device, not a file of " + std::string(what));
 }
 
+std::string shrank_message(std::string_view name, std::uint64_t end, std::optional<std::uint64_t> expected) {
+  std::string message =
+      std::string(name) + ": the file shrank while being read: it ended at byte " + std::to_string(end);
+  if (expected) message += ", expected " + std::to_string(*expected);
+  return message;
+}
+
 }  // namespace rmgsort

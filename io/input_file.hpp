@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -40,6 +41,12 @@ struct InputFile {
 // tracefs, configfs, ...), whose files are read as streams to their end. Throws rmgsort::Error naming
 // the file for a missing or unreadable file and for a directory ("PATH: is a directory").
 [[nodiscard]] InputFile open_input(const std::string& path);
+
+// The one message for an input that ended before the size it had when opened: "NAME: the file shrank
+// while being read: it ended at byte END, expected EXPECTED" (the last part when it is known), END
+// and EXPECTED as offsets in the file.
+[[nodiscard]] std::string shrank_message(std::string_view name, std::uint64_t end,
+                                         std::optional<std::uint64_t> expected);
 
 // Which character devices an input may be: none, or /dev/null alone (it ends at once: an empty input,
 // as a script's `< /dev/null` gives).

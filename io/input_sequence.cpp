@@ -27,8 +27,7 @@ void pread_exactly(const InputFile& file, std::byte* dst, std::size_t bytes, std
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) throw_errno(file.display_name(), "read failed");
     if (n == 0)
-      throw Error(file.display_name() + ": the file shrank while being read: it ended at byte " +
-                  std::to_string(file.data_offset + at + got) + ", expected " + std::to_string(file.end()));
+      throw Error(shrank_message(file.display_name(), file.data_offset + at + got, file.end()));
     got += std::size_t(n);
   }
 }

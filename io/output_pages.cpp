@@ -28,8 +28,7 @@ constexpr std::uint64_t kPieceBytes = std::uint64_t{64} << 20;
 const std::uint64_t kPageBytes = std::uint64_t(sysconf(_SC_PAGESIZE));
 
 [[noreturn]] void throw_shrank(const InputFile& file, std::uint64_t at) {
-  throw Error(file.display_name() + ": the file shrank while being read: it ended at byte " +
-              std::to_string(file.data_offset + at) + ", expected " + std::to_string(file.end()));
+  throw Error(shrank_message(file.display_name(), file.data_offset + at, file.end()));
 }
 
 }  // namespace

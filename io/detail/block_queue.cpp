@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "io/detail/direct_io.hpp"
+#include "io/input_file.hpp"
 #include "core/error.hpp"
 
 namespace rmgsort {
@@ -94,9 +95,7 @@ std::string BlockQueue::shrank_message(std::uint64_t end_seen) const {
   std::uint64_t end = end_seen;
   struct stat st {};
   if (fstat(fds_.buffered, &st) == 0) end = std::min(end, static_cast<std::uint64_t>(st.st_size));
-  std::string message = path_ + ": the file shrank while being read: it ended at byte " + std::to_string(end);
-  if (size_at_open_) message += ", expected " + std::to_string(*size_at_open_);
-  return message;
+  return rmgsort::shrank_message(path_, end, size_at_open_);
 }
 
 CompletedBlock BlockQueue::wait() {
