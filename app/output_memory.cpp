@@ -13,7 +13,9 @@ OutputMemory output_memory_for(const SortPlan& plan, const InputSequence& input,
   // After the .npy header, whose length does not depend on the count (npy_output_headers.hpp).
   const std::uint64_t offset = formats.array ? npy_header_for(*formats.array, count).size() : 0;
   const bool written_while_sorting = plan.path == SortPath::in_memory && plan.engine->hands_prefixes() && !run.verify;
-  if (written_while_sorting && threads >= output_memory_config::kMinThreadsToSortBeside)
+  // The keys' own memory and the output's pages at once: twice the input, within --host-memory.
+  const bool fits_twice = input.size() <= plan.memory.limit / 2;
+  if (written_while_sorting && fits_twice && threads >= output_memory_config::kMinThreadsToSortBeside)
     memory.reservation = OutputReservation::start(run.output_fd, run.output_name, offset, input.size());
   else
     memory.pages = OutputPages::open(run.output_fd, run.output_name, offset, input.size());

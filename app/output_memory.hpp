@@ -22,9 +22,10 @@ namespace output_memory_config {
 // pages: there, the read allocates the pages, before the sort; reserved, they are allocated during
 // it, on a thread of their own, but the keys take twice the memory and the writer needs cores. On a
 // 16-core H200 host, /dev/shm to /dev/shm, in pages against reserved: 2^30 u64 keys on 16 threads
-// 3.76-4.23 s against 3.15-3.37 s, on 8 threads 5.28-5.31 s against 3.92-4.04 s; 2^28 keys on 4
-// cores (taskset) 2.33-2.66 s against 2.42-2.71 s, on 2 cores 3.03-3.33 s against 3.98-4.12 s
-// (bench_results/2026-12-02-cpu-output-reservation-h200.md).
+// 3.62-4.23 s against 3.15-4.18 s (3.92 against 3.48 s on average over five turns), with --threads 8
+// (the other cores idle) 5.28-5.47 s against 3.92-4.04 s; 2^28 keys confined to 4 cores (taskset)
+// 2.33-2.66 s against 2.42-2.71 s, to 2 cores 3.03-3.33 s against 3.98-4.12 s, reserved there
+// without the writer's cores of its own (bench_results/2026-12-02-cpu-output-reservation-h200.md).
 inline constexpr unsigned kMinThreadsToSortBeside = 8;
 }  // namespace output_memory_config
 
@@ -41,7 +42,8 @@ struct OutputMemory {
 // output's file, which others hold open: a write into it under the sort would break the sort (a
 // hang or a crash), a truncation raise SIGBUS, and a run killed mid-sort would leave its keys
 // unsorted there. Bare keys that the CPU sorts in memory and would write while sorting (no --verify)
-// get a reservation instead, from kMinThreadsToSortBeside threads on.
+// get a reservation instead, from kMinThreadsToSortBeside threads on, when twice their bytes are
+// within the plan's --host-memory.
 [[nodiscard]] OutputMemory output_memory_for(const SortPlan& plan, const InputSequence& input, const OutputFile* output,
                                              const NpyOutputFormats& formats, const SortRun& run, unsigned threads);
 

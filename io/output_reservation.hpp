@@ -17,10 +17,11 @@ namespace rmgsort {
 
 class OutputReservation {
  public:
-  // Starts reserving the pages of FD's file [OFFSET, OFFSET + BYTES) when FD is a regular file on a
-  // memory file system; else null. NAME names the file in errors. The file's size does not change (FALLOC_FL_KEEP_SIZE): its
-  // writes grow it as before. A reservation that fails (a full file system, a memory limit, no
-  // fallocate: ramfs) only stops: the writes then allocate what is left and report what they meet.
+  // Starts reserving the pages of FD's file [OFFSET, OFFSET + BYTES) when FD is a regular file on
+  // tmpfs (and a thread can be started); else null. NAME names the file in errors. The file's size
+  // does not change (FALLOC_FL_KEEP_SIZE): its writes grow it as before. A reservation that fails (a
+  // full file system, a memory limit, `ulimit -f`) only stops: the writes then allocate what is
+  // left and report what they meet.
   [[nodiscard]] static std::unique_ptr<OutputReservation> start(int fd, std::string name, std::uint64_t offset,
                                                                 std::uint64_t bytes);
   // Stops after the piece under way.
@@ -34,8 +35,10 @@ class OutputReservation {
   void release_unwritten();
   // The bytes reserved so far.
   [[nodiscard]] std::uint64_t reserved() const { return reserved_.load(); }
+  // Whether the reservation has ended by itself: every byte reserved, or a failure stopped it.
+  [[nodiscard]] bool ended() const { return ended_.load(); }
   // After release_unwritten(): how long it took to reserve every byte, from start(); nothing when it
-  // stopped short.
+  // stopped short (a failure, or the writes were done first).
   [[nodiscard]] std::optional<double> seconds_to_reserve_all() const { return seconds_to_reserve_all_; }
 
  private:
@@ -49,6 +52,7 @@ class OutputReservation {
   std::uint64_t bytes_;
   std::atomic<bool> stop_{false};
   std::atomic<std::uint64_t> reserved_{0};
+  std::atomic<bool> ended_{false};
   std::optional<double> seconds_to_reserve_all_;  // written by the thread, read once it is joined
   std::thread thread_;
 };

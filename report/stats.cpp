@@ -3,6 +3,7 @@
 #include <limits.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -10,6 +11,7 @@
 #include <ctime>
 #include <fstream>
 #include <iterator>
+#include <optional>
 
 #include "core/error.hpp"
 #include "io/blocking_io.hpp"
@@ -90,9 +92,14 @@ StatsOutput::StatsOutput(const std::string& path, std::string_view command, std:
                          const RunStart& start)
     : path_(path) {
   if (path.empty()) return;
-  // A signal between the temporary file's creation and the arming would leave the old statistics
-  // in place: it waits for the arming instead.
-  const CleanupSignalsBlocked blocked;
+  // A signal between a temporary file's creation and the arming would leave the old statistics in
+  // place: it waits for the arming instead. Not for a FIFO or device, written in place: its open
+  // may wait for a reader, and a signal must still end the run then.
+  struct stat existing {};
+  const bool staged = path != "-" && !is_standard_error_file(path) &&
+                      !(::stat(path.c_str(), &existing) == 0 && !S_ISREG(existing.st_mode));
+  std::optional<CleanupSignalsBlocked> blocked;
+  if (staged) blocked.emplace();
   if (path == "-" || is_standard_error_file(path)) {
     descriptor_ = path == "-" ? STDOUT_FILENO : STDERR_FILENO;
   } else {
@@ -189,6 +196,7 @@ void StatsOutput::write_failure(const Json& json) {
   }
   write_file(json);
   commit();
+  settle();  // the run has ended, and these statistics say why: a later signal leaves them
 }
 
 }  // namespace rmgsort

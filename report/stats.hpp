@@ -67,6 +67,7 @@ class StatsOutput {
   // "stopped by signal SIGNAME", and "signal": "SIGNAME" (io/last_words.hpp; into a file, through
   // a staged file of its own, committed by the handler). Until the run's own statistics are written
   // (standard output or error, or a device written in place) or committed (a file).
+
   // Writes `json` (one line) to the temporary file and closes it (a deferred write error surfaces
   // here), or writes it to standard output, which cannot be taken back: call it before committing
   // anything, so that a failed write commits nothing.
@@ -83,7 +84,7 @@ class StatsOutput {
   // prepare() already wrote there (those cannot be taken back: prepare() comes after everything but
   // the outputs' renames). Nothing when the run's own statistics failed to be written or committed
   // (the run's error is that failure: a second attempt would only fail again, and say it twice).
-  // Throws Error when they cannot be written.
+  // Throws Error when they cannot be written. A signal after them leaves them.
   void write_failure(const Json& json);
 
  private:

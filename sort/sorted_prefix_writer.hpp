@@ -66,7 +66,8 @@ class SortedPrefixWriter {
   // left on device"), which stops the writer at the failing piece.
   void finish();
 
-  // The threads that write while the sort runs (into a memory file system's mapping; else 1).
+  // The threads that write into a memory file system's mapping while the sort runs (elsewhere the
+  // writes go through io_uring, from the writer's one thread).
   [[nodiscard]] static unsigned threads_while_sorting();
   // Bytes of the output written before finish() was called: what the sort hid.
   [[nodiscard]] std::uint64_t written_while_sorting() const { return written_while_sorting_; }

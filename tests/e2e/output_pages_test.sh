@@ -5,8 +5,8 @@
 # after the records kept), --verify, .npy input and output (the records after the header), several
 # inputs (.npy ones too; from tmpfs and from a disk, closed until read under a low open-file limit),
 # an output that is the input or replaces a file, (u64, u64) records (sorted as pairs in place).
-# --stats says sorted_in_output_file. The CPU's bare keys without --verify are sorted there on one
-# thread (--threads 1): on more, their output's pages are reserved beside the sort instead
+# --stats says sorted_in_output_file. The CPU's bare keys without --verify are sorted there on up to
+# 7 threads (--threads 4 here): on more, their output's pages are reserved beside the sort instead
 # (tests/e2e/output_reservation_test.sh). What is not sorted in place (wider records, --index-output, a
 # disk output, standard output's file) is written as before: standard output's file with the shell's
 # next write after the keys, refused when opened read-only (untouched), cut back by a signal in its
@@ -87,7 +87,7 @@ for type in u32 i32 u64 i64 f32 f64; do
     r=() desc=()
     [[ $order == desc ]] && r=(-r) desc=(--desc)
     begin "$type keys, $order: sorted in the output's pages, the reference's order"
-    rmg sort "$SHM/keys.$type" -t "$type" "${r[@]}" -o "$SHM/out" --gpus none --threads 1 --stats "$SHM/stats.json"
+    rmg sort "$SHM/keys.$type" -t "$type" "${r[@]}" -o "$SHM/out" --gpus none --threads 4 --stats "$SHM/stats.json"
     expect_rc 0
     expect_stderr_empty
     width=$(( ${type#[uif]} / 8 ))
@@ -110,14 +110,14 @@ done
 
 echo "== .npy, several inputs, outputs that are inputs"
 begin ".npy i64 in and out, -u: the records after the header, its shape the count kept"
-rmg sort "$SHM/keys.npy" -u -o "$SHM/out.npy" --gpus none --threads 1 --stats "$SHM/stats.json"
+rmg sort "$SHM/keys.npy" -u -o "$SHM/out.npy" --gpus none --threads 4 --stats "$SHM/stats.json"
 expect_rc 0
 expect_ref --unique --npy "$SHM/out.npy" - "$SHM/keys.npy"
 expect_in_pages "$SHM/stats.json" True
 end
 
 begin "raw input, .npy output (generate's header before the records)"
-rmg sort "$SHM/keys.u32" -t u32 -o "$SHM/out.npy" --gpus none --threads 1 --stats "$SHM/stats.json"
+rmg sort "$SHM/keys.u32" -t u32 -o "$SHM/out.npy" --gpus none --threads 4 --stats "$SHM/stats.json"
 expect_rc 0
 expect_in_pages "$SHM/stats.json" True
 "$PY" -c 'import sys, numpy as np
@@ -128,7 +128,7 @@ end
 
 begin "41 inputs (an empty one, one from a disk) under ulimit -n 64: those beyond 32 closed until read, read in order"
 inputs=("$SHM"/part*.u64 "$SHM/empty.u64" "$D/keys.u64")
-( ulimit -n 64 && exec "$RMGSORT" sort "${inputs[@]}" -t u64 -o "$SHM/out" --gpus none --threads 1 \
+( ulimit -n 64 && exec "$RMGSORT" sort "${inputs[@]}" -t u64 -o "$SHM/out" --gpus none --threads 4 \
   --stats "$SHM/stats.json" ) >"$WORK/stdout" 2>"$WORK/stderr"
 RC=$?
 expect_rc 0
@@ -137,7 +137,7 @@ expect_in_pages "$SHM/stats.json" True
 end
 
 begin "three .npy inputs (each with its header): their records read after each header, in order"
-rmg sort "$SHM/keys.npy" "$SHM/small.npy" "$SHM/keys.npy" -o "$SHM/out.npy" --gpus none --threads 1 \
+rmg sort "$SHM/keys.npy" "$SHM/small.npy" "$SHM/keys.npy" -o "$SHM/out.npy" --gpus none --threads 4 \
   --stats "$SHM/stats.json"
 expect_rc 0
 expect_ref --npy "$SHM/out.npy" - "$SHM/keys.npy" "$SHM/small.npy" "$SHM/keys.npy"
@@ -146,11 +146,11 @@ end
 
 begin "the output is the input, and an output that replaces a file: sorted, nothing left beside it"
 cp "$SHM/keys.u64" "$SHM/self.u64"
-rmg sort "$SHM/self.u64" -t u64 -o "$SHM/self.u64" --gpus none --threads 1
+rmg sort "$SHM/self.u64" -t u64 -o "$SHM/self.u64" --gpus none --threads 4
 expect_rc 0
 expect_ref --raw u64 8 0 "$SHM/self.u64" - "$SHM/keys.u64"
 echo old >"$SHM/old"
-rmg sort "$D/keys.u64" -t u64 -o "$SHM/old" --gpus none --threads 1
+rmg sort "$D/keys.u64" -t u64 -o "$SHM/old" --gpus none --threads 4
 expect_rc 0
 expect_ref --raw u64 8 0 "$SHM/old" - "$SHM/keys.u64"
 expect_no_temp "$SHM"
@@ -254,7 +254,7 @@ if [[ $(id -u) -ne 0 ]] || ! mount -t tmpfs -o size=1m rmgsort-e2e "$small" 2>/d
 else
   E2E_CLEANUP+=("umount -l '$small'")
   echo old >"$small/out"
-  rmg sort "$SHM/keys.u64" -t u64 -o "$small/out" --gpus none
+  rmg sort "$SHM/keys.u64" -t u64 -o "$small/out" --gpus none --threads 4
   expect_rc 2
   expect_error_message
   expect_stderr "$small/out" "No space left on device"

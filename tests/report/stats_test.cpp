@@ -6,6 +6,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -184,6 +185,57 @@ TEST_F(StatsOutputTest, ASignalRightAfterCreationFindsTheStatisticsArmed) {
     EXPECT_EQ(entries(), 1) << "a temporary file is left";
     std::filesystem::remove(path_);
   }
+}
+
+// A FIFO is written in place: its open waits for a reader, and a signal meanwhile still ends the
+// run (the handled signals are blocked only while a staged file is created and armed).
+TEST_F(StatsOutputTest, ASignalEndsARunWaitingToOpenAFifoWithNoReader) {
+  const std::string fifo = dir_ + "/stats.fifo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  std::fflush(nullptr);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    signal(SIGTERM, SIG_DFL);
+    install_cleanup_signal_handlers();
+    StatsOutput stats(fifo, "sort", "0.0", RunStart{});  // waits here: no reader
+    _exit(0);
+  }
+  usleep(100 * 1000);  // (the child blocks in open whether or not it got there yet)
+  ASSERT_EQ(kill(child, SIGTERM), 0);
+  int status = 0;
+  pid_t ended = 0;
+  for (int i = 0; i < 1000 && ended == 0; ++i) {  // up to 10 s
+    ended = waitpid(child, &status, WNOHANG);
+    if (ended == 0) usleep(10 * 1000);
+  }
+  if (ended == 0) {
+    kill(child, SIGKILL);
+    waitpid(child, &status, 0);
+    FAIL() << "SIGTERM did not end a run waiting for the FIFO's reader";
+  }
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+}
+
+// A failed run's statistics stay: a signal after them (a rank waiting for the others) does not
+// replace them by its own.
+TEST_F(StatsOutputTest, ASignalAfterTheFailureStatisticsLeavesThem) {
+  std::fflush(nullptr);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    signal(SIGTERM, SIG_DFL);
+    install_cleanup_signal_handlers();
+    StatsOutput stats(path_, "sort", "0.0", RunStart{});
+    stats.write_failure(Json{{"status", "error"}, {"error", "the run's own"}});
+    raise(SIGTERM);
+    _exit(0);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+  EXPECT_EQ(contents(path_), "{\"status\":\"error\",\"error\":\"the run's own\"}\n");
+  EXPECT_EQ(entries(), 1) << "a temporary file is left";
 }
 
 TEST_F(StatsOutputTest, NoPathWritesNothing) {
