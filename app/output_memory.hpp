@@ -20,13 +20,13 @@ namespace output_memory_config {
 // From this many sorting threads on, the CPU sorts bare keys in memory of its own and writes them
 // while it sorts, into pages reserved beside the read and the sort, rather than in the output's own
 // pages: there, the read allocates the pages, before the sort; reserved, they are allocated during
-// it, on a thread of their own, but the keys take twice the memory and the writer needs cores. On a
-// 16-core H200 host, /dev/shm to /dev/shm, in pages against reserved: 2^30 u64 keys on 16 threads
-// 3.62-4.23 s against 3.15-4.18 s (3.92 against 3.48 s on average over five turns), with --threads 8
-// (the other cores idle) 5.28-5.47 s against 3.92-4.04 s; 2^28 keys confined to 4 cores (taskset)
-// 2.33-2.66 s against 2.42-2.71 s, to 2 cores 3.03-3.33 s against 3.98-4.12 s, reserved there
-// without the writer's cores of its own (bench_results/2026-12-02-cpu-output-reservation-h200.md).
-inline constexpr unsigned kMinThreadsToSortBeside = 8;
+// it, on a thread of their own, but the keys take twice the memory and the writer needs cores of
+// its own. On a 16-core H200 host, /dev/shm to /dev/shm, 2^30 u64 keys, in pages against reserved:
+// on all 16 cores 3.62-4.52 s against 3.15-4.91 s (4.02 against 3.67 s on average over seven turns);
+// confined to 8 cores (taskset) 4.89-5.09 s against 5.39-5.52 s, the sort on 6 threads beside the
+// writer's 2 taking 4.7 s against 3.0-3.3 s on 8; 2^28 keys on 4 and 2 cores, the pages as fast or
+// faster (bench_results/2026-12-02-cpu-output-reservation-h200.md). Hence 16, not 8.
+inline constexpr unsigned kMinThreadsToSortBeside = 16;
 }  // namespace output_memory_config
 
 struct OutputMemory {

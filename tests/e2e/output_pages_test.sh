@@ -6,7 +6,7 @@
 # inputs (.npy ones too; from tmpfs and from a disk, closed until read under a low open-file limit),
 # an output that is the input or replaces a file, (u64, u64) records (sorted as pairs in place).
 # --stats says sorted_in_output_file. The CPU's bare keys without --verify are sorted there on up to
-# 7 threads (--threads 4 here): on more, their output's pages are reserved beside the sort instead
+# 15 threads (--threads 4 here): on more, their output's pages are reserved beside the sort instead
 # (tests/e2e/output_reservation_test.sh). What is not sorted in place (wider records, --index-output, a
 # disk output, standard output's file) is written as before: standard output's file with the shell's
 # next write after the keys, refused when opened read-only (untouched), cut back by a signal in its

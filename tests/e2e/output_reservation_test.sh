@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# rmgsort sort of bare keys on the CPU, in memory, into an output on tmpfs, on 8 threads or more
+# rmgsort sort of bare keys on the CPU, in memory, into an output on tmpfs, on 16 threads or more
 # (io/output_reservation.hpp): the keys are sorted in memory of their own and written while they are
 # sorted, into output pages allocated beside the read and the sort. Against the independent numpy
 # reference (tests/e2e/pipeline_ref.py): key types, both orders, --unique (the file ends after the
@@ -8,7 +8,7 @@
 # output_reserved_seconds. Not reserved: --verify (sorted in the output's pages), fewer threads, a
 # disk output, standard output's file. A full tmpfs fails with exit 2 naming the output, the old
 # output intact; a SIGTERM during the sort leaves nothing, and the pages are given back. On a machine
-# of fewer than 8 cores, only the cases where nothing is reserved run.
+# of fewer than 16 cores, only the cases where nothing is reserved run.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 require_numpy_python
@@ -21,8 +21,8 @@ SHM=$(mktemp -d /dev/shm/rmgsort-e2e.XXXXXX)
 E2E_CLEANUP+=("rm -rf '$SHM'")
 D=$WORK/disk
 mkdir -p "$D"
-CPU=(--gpus none --threads 8)  # the threshold (app/output_memory.hpp), where the machine has the cores
-MANY_CORES=$(( $(nproc) >= 8 ))
+CPU=(--gpus none --threads 16)  # the threshold (app/output_memory.hpp), where the machine has the cores
+MANY_CORES=$(( $(nproc) >= 16 ))
 
 # check_ref ARGS...: pipeline_ref.py check ARGS... agrees.
 check_ref() {
@@ -142,17 +142,17 @@ if ((MANY_CORES)); then
 fi
 
 echo "== not reserved"
-begin "--verify (sorted in the output's pages), 4 threads, a disk output, standard output's file"
+begin "--verify (sorted in the output's pages), 8 threads, a disk output, standard output's file"
 rmg sort "$SHM/keys.u32" -t u32 --verify -o "$SHM/out" "${CPU[@]}" --stats "$SHM/stats.json"
 expect_rc 0
 check_ref --raw u32 4 0 "$SHM/out" - "$SHM/keys.u32"
 expect_reserved "$SHM/stats.json" ""
 [[ $(stat_of "$SHM/stats.json" sorted_in_output_file) == True ]] || fail "--verify: not in the output's pages"
-rmg sort "$SHM/keys.u32" -t u32 -o "$SHM/out" --gpus none --threads 4 --stats "$SHM/stats.json"
+rmg sort "$SHM/keys.u32" -t u32 -o "$SHM/out" --gpus none --threads 8 --stats "$SHM/stats.json"
 expect_rc 0
 check_ref --raw u32 4 0 "$SHM/out" - "$SHM/keys.u32"
 expect_reserved "$SHM/stats.json" ""
-[[ $(stat_of "$SHM/stats.json" sorted_in_output_file) == True ]] || fail "4 threads: not in the output's pages"
+[[ $(stat_of "$SHM/stats.json" sorted_in_output_file) == True ]] || fail "8 threads: not in the output's pages"
 rmg sort "$SHM/keys.u32" -t u32 -o "$D/out" "${CPU[@]}" --stats "$SHM/stats.json"
 expect_rc 0
 check_ref --raw u32 4 0 "$D/out" - "$SHM/keys.u32"
@@ -210,7 +210,7 @@ fi
 
 else
   begin "reserved beside the sort: key types, --unique, .npy, several inputs, a full tmpfs, SIGTERM"
-  skip "$(nproc) cores: fewer than 8, the keys are sorted in the output's pages (tests/e2e/output_pages_test.sh)"
+  skip "$(nproc) cores: fewer than 16, the keys are sorted in the output's pages (tests/e2e/output_pages_test.sh)"
 fi
 
 summary
