@@ -31,6 +31,30 @@ trap 'exit 143' TERM
 # PY: a python3 with numpy, the independent reference of the records and .npy tests (Debian:
 # python3-numpy; the python3 on PATH may be another install without it). Exits 77 (the script is
 # skipped) where there is none.
+# require_tmpfs_shm: a fresh directory in /dev/shm as $SHM, removed at the end; skips the script
+# (77) where /dev/shm is not a writable tmpfs.
+require_tmpfs_shm() {
+  if [[ ! -d /dev/shm || ! -w /dev/shm ]] || [[ $(stat -f -c %T /dev/shm) != tmpfs ]]; then
+    echo "no writable tmpfs at /dev/shm; skipping"
+    exit 77
+  fi
+  SHM=$(mktemp -d /dev/shm/rmgsort-e2e.XXXXXX)
+  E2E_CLEANUP+=("rm -rf '$SHM'")
+}
+
+# pipeline_ref_agrees ARGS...: tests/e2e/pipeline_ref.py check ARGS... agrees (after require_numpy_python).
+pipeline_ref_agrees() {
+  local why
+  why=$("$PY" "$E2E_DIR/pipeline_ref.py" check "$@" 2>&1) || fail "not the reference: $why"
+}
+
+# stat_of FILE MEMBER: a top-level member of a --stats JSON file (empty when absent or null; after
+# require_numpy_python or require_python).
+stat_of() {
+  "$PY" -c 'import json,sys; v = json.load(open(sys.argv[1])).get(sys.argv[2]); print("" if v is None else v)' \
+    "$1" "$2" 2>/dev/null
+}
+
 require_numpy_python() {
   PY=""
   local candidate

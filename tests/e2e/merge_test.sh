@@ -26,12 +26,6 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 require_numpy_python
 REF="$E2E_DIR/records_ref.py"
 ref() { "$PY" "$REF" "$@"; }
-# unique_ref ARGS...: tests/e2e/pipeline_ref.py check ARGS... agrees (--unique: the stable argsort of the
-# inputs' concatenation, then the first of each run of equal keys).
-unique_ref() {
-  local why
-  why=$("$PY" "$E2E_DIR/pipeline_ref.py" check "$@" 2>&1) || fail "not the reference: $why"
-}
 
 D=$WORK/merge
 T=$WORK/temp  # the merges' -T: nothing may be left there
@@ -43,12 +37,6 @@ expect_temp_empty() {
   local left
   left=$(find "$T" -mindepth 1 2>/dev/null | head -n 3)
   [[ -z $left ]] || fail "files left in -T: $left"
-}
-
-# stat_of FILE MEMBER: a top-level member of a --stats JSON file (empty when absent or null).
-stat_of() {
-  "$PY" -c 'import json,sys; v = json.load(open(sys.argv[1])).get(sys.argv[2]); print("" if v is None else v)' \
-    "$1" "$2" 2>/dev/null
 }
 
 # make_slices INPUT R PREFIX SIZES...: slices INPUT (R-byte records) into consecutive slices of SIZES
@@ -260,7 +248,7 @@ for type in u32 u64 i32 i64 f32 f64 bytes:1 bytes:3 bytes:10 bytes:32; do
         expect_same "$in.$order.uidx" "$in.$order.upidx"
         desc=()
         [[ $order == desc ]] && desc=(--desc)
-        unique_ref --unique "${desc[@]}" --raw "$type" "$r" "$k" "$in.$order.u" "$in.$order.uidx" "${RUNS[@]}"
+        pipeline_ref_agrees --unique "${desc[@]}" --raw "$type" "$r" "$k" "$in.$order.u" "$in.$order.uidx" "${RUNS[@]}"
         expect_temp_empty
         end
       done
@@ -486,7 +474,7 @@ for order in asc desc; do
     --stats "$D/rep.json" --verify
   expect_rc 0
   expect_stderr_empty
-  unique_ref --unique "${desc[@]}" --raw u64 8 0 "$D/rep.u" "$D/rep.uidx" "${RUNS[@]}"
+  pipeline_ref_agrees --unique "${desc[@]}" --raw u64 8 0 "$D/rep.u" "$D/rep.uidx" "${RUNS[@]}"
   kept=$(($(stat -c %s "$D/rep.u") / 8))
   [[ $(stat_of "$D/rep.json" unique) == True ]] || fail "--stats: unique is not true"
   [[ $(stat_of "$D/rep.json" records) == 200000 ]] || fail "--stats: records $(stat_of "$D/rep.json" records)"
@@ -529,7 +517,7 @@ begin ".npy runs, -u --key key: a .npy of the count kept (its header written aga
 rmg merge "$D"/n{0,1,2,3,4}.npy --key key -u -o "$D/nu.npy" --index-output "$D/nu.idx.npy" -T "$T" \
   --stats "$D/nu.json"
 expect_rc 0
-unique_ref --unique --npy --key key "$D/nu.npy" "$D/nu.idx.npy" "$D"/n{0,1,2,3,4}.npy
+pipeline_ref_agrees --unique --npy --key key "$D/nu.npy" "$D/nu.idx.npy" "$D"/n{0,1,2,3,4}.npy
 [[ $(stat_of "$D/nu.json" duplicates_dropped) -gt 0 ]] || fail "--stats: no duplicate dropped (keys -50 .. 49)"
 end
 begin ".npy runs, -u -r through passes (--host-memory 1M): the same bytes as one pass"
@@ -545,7 +533,7 @@ expect_rc 0
 rmg merge "$D"/r{0,1,2,3,4}.npy "$D"/rr*.npy --key key -u -r -o "$D/ru.passes.npy" --host-memory 1M -T "$T"
 expect_rc 0
 expect_same "$D/ru.npy" "$D/ru.passes.npy"
-unique_ref --unique --desc --npy --key key "$D/ru.npy" - "$D"/r{0,1,2,3,4}.npy "$D"/rr*.npy
+pipeline_ref_agrees --unique --desc --npy --key key "$D/ru.npy" - "$D"/r{0,1,2,3,4}.npy "$D"/rr*.npy
 expect_temp_empty
 end
 begin ".npy runs, -u to a pipe: exit 2 naming standard output (its header cannot be written again)"
@@ -617,7 +605,7 @@ for order in asc desc; do
 done
 rmg merge "$D"/n{0,1,2,3,4}.npy --key key -u -o "$D/mn.sort.npy" --index-output "$D/mn.sort.idx.npy" --method sort
 expect_rc 0
-unique_ref --unique --npy --key key "$D/mn.sort.npy" "$D/mn.sort.idx.npy" "$D"/n{0,1,2,3,4}.npy
+pipeline_ref_agrees --unique --npy --key key "$D/mn.sort.npy" "$D/mn.sort.idx.npy" "$D"/n{0,1,2,3,4}.npy
 end
 begin "--method sort with a pipe on standard input among the inputs: exit 2 naming it; auto merges it"
 rmg merge "${URUNS[3]}" - -t u64 -o "$D/m.stdin" --method sort < <(cat "${URUNS[4]}")

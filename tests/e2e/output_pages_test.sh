@@ -17,26 +17,9 @@
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 require_numpy_python
-REF="$E2E_DIR/pipeline_ref.py"
-if [[ ! -d /dev/shm || ! -w /dev/shm ]] || [[ $(stat -f -c %T /dev/shm) != tmpfs ]]; then
-  echo "no writable tmpfs at /dev/shm; skipping"
-  exit 77
-fi
-SHM=$(mktemp -d /dev/shm/rmgsort-e2e.XXXXXX)
-E2E_CLEANUP+=("rm -rf '$SHM'")
+require_tmpfs_shm
 D=$WORK/disk
 mkdir -p "$D"
-
-# expect_ref ARGS...: pipeline_ref.py check ARGS... agrees.
-expect_ref() {
-  local why
-  why=$("$PY" "$REF" check "$@" 2>&1) || fail "not the reference: $why"
-}
-
-# stat_of FILE MEMBER: a member of a --stats JSON file ("" for null).
-stat_of() {
-  "$PY" -c 'import json, sys; v = json.load(open(sys.argv[1])).get(sys.argv[2]); print("" if v is None else v)' "$@"
-}
 
 # expect_in_pages STATS True|False: whether the keys were sorted in the output's pages.
 expect_in_pages() {
@@ -91,7 +74,7 @@ for type in u32 i32 u64 i64 f32 f64; do
     expect_rc 0
     expect_stderr_empty
     width=$(( ${type#[uif]} / 8 ))
-    expect_ref "${desc[@]}" --raw "$type" "$width" 0 "$SHM/out" - "$SHM/keys.$type"
+    pipeline_ref_agrees "${desc[@]}" --raw "$type" "$width" 0 "$SHM/out" - "$SHM/keys.$type"
     expect_in_pages "$SHM/stats.json" True
     [[ $(stat_of "$SHM/stats.json" written_while_sorting_bytes) == 0 ]] || fail "stats: written while sorting"
     end
@@ -99,7 +82,7 @@ for type in u32 i32 u64 i64 f32 f64; do
     begin "$type keys, $order, --unique --verify: the first of each run, the file cut back after them"
     rmg sort "$SHM/keys.$type" -t "$type" "${r[@]}" -u --verify -o "$SHM/out" --gpus none --stats "$SHM/stats.json"
     expect_rc 0
-    expect_ref --unique "${desc[@]}" --raw "$type" "$width" 0 "$SHM/out" - "$SHM/keys.$type"
+    pipeline_ref_agrees --unique "${desc[@]}" --raw "$type" "$width" 0 "$SHM/out" - "$SHM/keys.$type"
     expect_in_pages "$SHM/stats.json" True
     [[ $(stat_of "$SHM/stats.json" verified) == True ]] || fail "stats: verified"
     kept=$(($(stat -c %s "$SHM/out") / width))
@@ -112,7 +95,7 @@ echo "== .npy, several inputs, outputs that are inputs"
 begin ".npy i64 in and out, -u: the records after the header, its shape the count kept"
 rmg sort "$SHM/keys.npy" -u -o "$SHM/out.npy" --gpus none --threads 4 --stats "$SHM/stats.json"
 expect_rc 0
-expect_ref --unique --npy "$SHM/out.npy" - "$SHM/keys.npy"
+pipeline_ref_agrees --unique --npy "$SHM/out.npy" - "$SHM/keys.npy"
 expect_in_pages "$SHM/stats.json" True
 end
 
@@ -132,7 +115,7 @@ inputs=("$SHM"/part*.u64 "$SHM/empty.u64" "$D/keys.u64")
   --stats "$SHM/stats.json" ) >"$WORK/stdout" 2>"$WORK/stderr"
 RC=$?
 expect_rc 0
-expect_ref --raw u64 8 0 "$SHM/out" - "${inputs[@]}"
+pipeline_ref_agrees --raw u64 8 0 "$SHM/out" - "${inputs[@]}"
 expect_in_pages "$SHM/stats.json" True
 end
 
@@ -140,7 +123,7 @@ begin "three .npy inputs (each with its header): their records read after each h
 rmg sort "$SHM/keys.npy" "$SHM/small.npy" "$SHM/keys.npy" -o "$SHM/out.npy" --gpus none --threads 4 \
   --stats "$SHM/stats.json"
 expect_rc 0
-expect_ref --npy "$SHM/out.npy" - "$SHM/keys.npy" "$SHM/small.npy" "$SHM/keys.npy"
+pipeline_ref_agrees --npy "$SHM/out.npy" - "$SHM/keys.npy" "$SHM/small.npy" "$SHM/keys.npy"
 expect_in_pages "$SHM/stats.json" True
 end
 
@@ -148,18 +131,18 @@ begin "the output is the input, and an output that replaces a file: sorted, noth
 cp "$SHM/keys.u64" "$SHM/self.u64"
 rmg sort "$SHM/self.u64" -t u64 -o "$SHM/self.u64" --gpus none --threads 4
 expect_rc 0
-expect_ref --raw u64 8 0 "$SHM/self.u64" - "$SHM/keys.u64"
+pipeline_ref_agrees --raw u64 8 0 "$SHM/self.u64" - "$SHM/keys.u64"
 echo old >"$SHM/old"
 rmg sort "$D/keys.u64" -t u64 -o "$SHM/old" --gpus none --threads 4
 expect_rc 0
-expect_ref --raw u64 8 0 "$SHM/old" - "$SHM/keys.u64"
+pipeline_ref_agrees --raw u64 8 0 "$SHM/old" - "$SHM/keys.u64"
 expect_no_temp "$SHM"
 end
 
 begin "(u64 key, u64) records on the CPU, -u: sorted as pairs where they lie, in the output's pages, stable"
 rmg sort "$SHM/pairs.rec" -t u64 --record-size 16 -u -o "$SHM/out" --gpus none --stats "$SHM/stats.json"
 expect_rc 0
-expect_ref --unique --raw u64 16 0 "$SHM/out" - "$SHM/pairs.rec"
+pipeline_ref_agrees --unique --raw u64 16 0 "$SHM/out" - "$SHM/pairs.rec"
 expect_in_pages "$SHM/stats.json" True
 end
 
@@ -167,15 +150,15 @@ echo "== written as before"
 begin "wider records, --index-output, a disk output, standard output appended to: not in the output's pages"
 rmg sort "$SHM/wide.rec" -t u32 --record-size 13 --key-offset 5 -o "$SHM/out" --gpus none --stats "$SHM/stats.json"
 expect_rc 0
-expect_ref --raw u32 13 5 "$SHM/out" - "$SHM/wide.rec"
+pipeline_ref_agrees --raw u32 13 5 "$SHM/out" - "$SHM/wide.rec"
 expect_in_pages "$SHM/stats.json" False
 rmg sort "$SHM/keys.u64" -t u64 -o "$SHM/out" --index-output "$SHM/idx" --gpus none --stats "$SHM/stats.json"
 expect_rc 0
-expect_ref --raw u64 8 0 "$SHM/out" "$SHM/idx" "$SHM/keys.u64"
+pipeline_ref_agrees --raw u64 8 0 "$SHM/out" "$SHM/idx" "$SHM/keys.u64"
 expect_in_pages "$SHM/stats.json" False
 rmg sort "$SHM/keys.u64" -t u64 -o "$D/out" --gpus none --stats "$SHM/stats.json"
 expect_rc 0
-expect_ref --raw u64 8 0 "$D/out" - "$SHM/keys.u64"
+pipeline_ref_agrees --raw u64 8 0 "$D/out" - "$SHM/keys.u64"
 expect_in_pages "$SHM/stats.json" False
 # Appended to (>>): a header would land after the records; written as before.
 : >"$SHM/appended.npy"
@@ -184,7 +167,7 @@ cat "$WORK/stdout" >>"$SHM/appended.npy"
 "$RMGSORT" sort "$SHM/keys.npy" --gpus none --stats "$SHM/stats.json" >>"$SHM/appended-direct.npy"
 expect_rc 0
 expect_same "$SHM/appended-direct.npy" "$SHM/appended.npy"
-expect_ref --npy "$SHM/appended.npy" - "$SHM/keys.npy"
+pipeline_ref_agrees --npy "$SHM/appended.npy" - "$SHM/keys.npy"
 expect_in_pages "$SHM/stats.json" False
 end
 
@@ -193,7 +176,7 @@ begin "standard output's file on tmpfs (> FILE): written as before, others hold 
 kept=$(stat_of "$SHM/stats.json" records_kept)
 expect_size "$SHM/stdout.u64" $((kept * 8 + 4))
 head -c $((kept * 8)) "$SHM/stdout.u64" >"$SHM/stdout-keys.u64"
-expect_ref --unique --raw u64 8 0 "$SHM/stdout-keys.u64" - "$SHM/keys.u64"
+pipeline_ref_agrees --unique --raw u64 8 0 "$SHM/stdout-keys.u64" - "$SHM/keys.u64"
 [[ $(tail -c 4 "$SHM/stdout.u64") == tail ]] || fail "what the shell wrote after the keys is not after them"
 expect_in_pages "$SHM/stats.json" False
 end
@@ -273,7 +256,7 @@ if [[ ${gpus_present:-0} -gt 0 ]]; then
     begin "--gpus 0, f64 keys, $order: in the output's pages, page-locked there"
     rmg sort "$SHM/keys.f64" -t f64 "${r[@]}" -o "$SHM/out" --gpus 0 --stats "$SHM/stats.json"
     expect_rc 0
-    expect_ref "${desc[@]}" --raw f64 8 0 "$SHM/out" - "$SHM/keys.f64"
+    pipeline_ref_agrees "${desc[@]}" --raw f64 8 0 "$SHM/out" - "$SHM/keys.f64"
     expect_in_pages "$SHM/stats.json" True
     [[ $(stat_of "$SHM/stats.json" engine) == gpu ]] || fail "stats: engine $(stat_of "$SHM/stats.json" engine)"
     end
@@ -281,14 +264,14 @@ if [[ ${gpus_present:-0} -gt 0 ]]; then
   begin "--gpus 0, u64 keys, --verify, .npy: in the output's pages, checked"
   rmg sort "$SHM/keys.npy" --verify -o "$SHM/out.npy" --gpus 0 --stats "$SHM/stats.json"
   expect_rc 0
-  expect_ref --npy "$SHM/out.npy" - "$SHM/keys.npy"
+  pipeline_ref_agrees --npy "$SHM/out.npy" - "$SHM/keys.npy"
   expect_in_pages "$SHM/stats.json" True
   [[ $(stat_of "$SHM/stats.json" verified) == True ]] || fail "stats: verified"
   end
   begin "--gpus 0, (u64, u64) records, -u: in the output's pages, stable"
   rmg sort "$SHM/pairs.rec" -t u64 --record-size 16 -u -o "$SHM/out" --gpus 0 --stats "$SHM/stats.json"
   expect_rc 0
-  expect_ref --unique --raw u64 16 0 "$SHM/out" - "$SHM/pairs.rec"
+  pipeline_ref_agrees --unique --raw u64 16 0 "$SHM/out" - "$SHM/pairs.rec"
   expect_in_pages "$SHM/stats.json" True
   end
   # Larger than --gpu-memory (8M: about 0.9 million 4-byte keys a round): partitioned into the
@@ -301,7 +284,7 @@ if [[ ${gpus_present:-0} -gt 0 ]]; then
     begin "--gpus 0 in rounds, u32 keys, $order, --verify: partitioned into the output's pages, sorted there"
     rmg sort "$SHM/rounds.u32" -t u32 "${r[@]}" --verify -o "$SHM/out" --gpus 0 --gpu-memory 8M --stats "$SHM/stats.json"
     expect_rc 0
-    expect_ref "${desc[@]}" --raw u32 4 0 "$SHM/out" - "$SHM/rounds.u32"
+    pipeline_ref_agrees "${desc[@]}" --raw u32 4 0 "$SHM/out" - "$SHM/rounds.u32"
     expect_in_pages "$SHM/stats.json" True
     (($(stat_of "$SHM/stats.json" rounds) >= 3)) || fail "stats: $(stat_of "$SHM/stats.json" rounds) rounds, expected 3 or more"
     end
@@ -309,14 +292,14 @@ if [[ ${gpus_present:-0} -gt 0 ]]; then
   begin "--gpus 0 in rounds, .npy f64 (NaNs, +-0, infinities), -u: the first of each run, closed up across rounds after the header"
   rmg sort "$SHM/rounds.npy" -u -o "$SHM/out.npy" --gpus 0 --gpu-memory 8M --stats "$SHM/stats.json"
   expect_rc 0
-  expect_ref --unique --npy "$SHM/out.npy" - "$SHM/rounds.npy"
+  pipeline_ref_agrees --unique --npy "$SHM/out.npy" - "$SHM/rounds.npy"
   expect_in_pages "$SHM/stats.json" True
   (($(stat_of "$SHM/stats.json" rounds) >= 3)) || fail "stats: $(stat_of "$SHM/stats.json" rounds) rounds, expected 3 or more"
   end
   begin "--gpus 0 in rounds to a disk file: written as before"
   rmg sort "$SHM/rounds.u32" -t u32 -o "$D/out" --gpus 0 --gpu-memory 8M --stats "$SHM/stats.json"
   expect_rc 0
-  expect_ref --raw u32 4 0 "$D/out" - "$SHM/rounds.u32"
+  pipeline_ref_agrees --raw u32 4 0 "$D/out" - "$SHM/rounds.u32"
   expect_in_pages "$SHM/stats.json" False
   end
 fi

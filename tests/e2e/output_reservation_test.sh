@@ -12,28 +12,12 @@
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 require_numpy_python
-REF="$E2E_DIR/pipeline_ref.py"
-if [[ ! -d /dev/shm || ! -w /dev/shm ]] || [[ $(stat -f -c %T /dev/shm) != tmpfs ]]; then
-  echo "no writable tmpfs at /dev/shm; skipping"
-  exit 77
-fi
-SHM=$(mktemp -d /dev/shm/rmgsort-e2e.XXXXXX)
-E2E_CLEANUP+=("rm -rf '$SHM'")
+require_tmpfs_shm
 D=$WORK/disk
 mkdir -p "$D"
 CPU=(--gpus none --threads 16)  # the threshold (app/output_memory.hpp), where the machine has the cores
 MANY_CORES=$(( $(nproc) >= 16 ))
 
-# check_ref ARGS...: pipeline_ref.py check ARGS... agrees.
-check_ref() {
-  local why
-  why=$("$PY" "$REF" check "$@" 2>&1) || fail "not the reference: $why"
-}
-
-# stat_of FILE MEMBER: a member of a --stats JSON file ("" for null).
-stat_of() {
-  "$PY" -c 'import json, sys; v = json.load(open(sys.argv[1])).get(sys.argv[2]); print("" if v is None else v)' "$@"
-}
 
 # expect_reserved STATS BYTES: the output's pages were reserved, BYTES of them ("" for none), and the
 # keys were not sorted in them.
@@ -99,7 +83,7 @@ if ((MANY_CORES)); then
       expect_rc 0
       expect_stderr_empty
       width=$(( ${type#[uif]} / 8 ))
-      check_ref "${desc[@]}" --raw "$type" "$width" 0 "$SHM/out" - "$SHM/keys.$type"
+      pipeline_ref_agrees "${desc[@]}" --raw "$type" "$width" 0 "$SHM/out" - "$SHM/keys.$type"
       expect_reserved "$SHM/stats.json" "$(stat -c %s "$SHM/keys.$type")"
       expect_allocated_within "$SHM/out"
       end
@@ -109,7 +93,7 @@ if ((MANY_CORES)); then
   begin "u32 keys with many duplicates, -u: the first of each run; the pages reserved past them given back"
   rmg sort "$SHM/dups.u32" -t u32 -u -o "$SHM/out" "${CPU[@]}" --stats "$SHM/stats.json"
   expect_rc 0
-  check_ref --unique --raw u32 4 0 "$SHM/out" - "$SHM/dups.u32"
+  pipeline_ref_agrees --unique --raw u32 4 0 "$SHM/out" - "$SHM/dups.u32"
   expect_size "$SHM/out" 4000
   expect_reserved "$SHM/stats.json" "$(stat -c %s "$SHM/dups.u32")"
   expect_allocated_within "$SHM/out"
@@ -118,7 +102,7 @@ if ((MANY_CORES)); then
   begin ".npy i64 in and out, -u, and raw u32 to .npy: the records after the header"
   rmg sort "$SHM/keys.npy" -u -o "$SHM/out.npy" "${CPU[@]}" --stats "$SHM/stats.json"
   expect_rc 0
-  check_ref --unique --npy "$SHM/out.npy" - "$SHM/keys.npy"
+  pipeline_ref_agrees --unique --npy "$SHM/out.npy" - "$SHM/keys.npy"
   expect_reserved "$SHM/stats.json" $((300007 * 8))
   expect_allocated_within "$SHM/out.npy"
   rmg sort "$SHM/keys.u32" -t u32 -o "$SHM/out.npy" "${CPU[@]}" --stats "$SHM/stats.json"
@@ -130,12 +114,12 @@ if ((MANY_CORES)); then
   begin "three inputs, and an output that is the input: sorted, nothing left beside it"
   rmg sort "$SHM"/part?.i64 -t i64 -o "$SHM/out" "${CPU[@]}" --stats "$SHM/stats.json"
   expect_rc 0
-  check_ref --raw i64 8 0 "$SHM/out" - "$SHM"/part?.i64
+  pipeline_ref_agrees --raw i64 8 0 "$SHM/out" - "$SHM"/part?.i64
   expect_reserved "$SHM/stats.json" $(( $(cat "$SHM"/part?.i64 | wc -c) ))
   cp "$SHM/keys.u32" "$SHM/self.u32"
   rmg sort "$SHM/self.u32" -t u32 -o "$SHM/self.u32" "${CPU[@]}"
   expect_rc 0
-  check_ref --raw u32 4 0 "$SHM/self.u32" - "$SHM/keys.u32"
+  pipeline_ref_agrees --raw u32 4 0 "$SHM/self.u32" - "$SHM/keys.u32"
   expect_no_temp "$SHM"
   end
 
@@ -145,22 +129,22 @@ echo "== not reserved"
 begin "--verify (sorted in the output's pages), 8 threads, a disk output, standard output's file"
 rmg sort "$SHM/keys.u32" -t u32 --verify -o "$SHM/out" "${CPU[@]}" --stats "$SHM/stats.json"
 expect_rc 0
-check_ref --raw u32 4 0 "$SHM/out" - "$SHM/keys.u32"
+pipeline_ref_agrees --raw u32 4 0 "$SHM/out" - "$SHM/keys.u32"
 expect_reserved "$SHM/stats.json" ""
 [[ $(stat_of "$SHM/stats.json" sorted_in_output_file) == True ]] || fail "--verify: not in the output's pages"
 rmg sort "$SHM/keys.u32" -t u32 -o "$SHM/out" --gpus none --threads 8 --stats "$SHM/stats.json"
 expect_rc 0
-check_ref --raw u32 4 0 "$SHM/out" - "$SHM/keys.u32"
+pipeline_ref_agrees --raw u32 4 0 "$SHM/out" - "$SHM/keys.u32"
 expect_reserved "$SHM/stats.json" ""
 [[ $(stat_of "$SHM/stats.json" sorted_in_output_file) == True ]] || fail "8 threads: not in the output's pages"
 rmg sort "$SHM/keys.u32" -t u32 -o "$D/out" "${CPU[@]}" --stats "$SHM/stats.json"
 expect_rc 0
-check_ref --raw u32 4 0 "$D/out" - "$SHM/keys.u32"
+pipeline_ref_agrees --raw u32 4 0 "$D/out" - "$SHM/keys.u32"
 expect_reserved "$SHM/stats.json" ""
 "$RMGSORT" sort "$SHM/keys.u32" -t u32 "${CPU[@]}" --stats "$SHM/stats.json" >"$SHM/stdout.u32"
 RC=$?
 expect_rc 0
-check_ref --raw u32 4 0 "$SHM/stdout.u32" - "$SHM/keys.u32"
+pipeline_ref_agrees --raw u32 4 0 "$SHM/stdout.u32" - "$SHM/keys.u32"
 expect_reserved "$SHM/stats.json" ""
 end
 
@@ -182,7 +166,7 @@ else
     [[ $(ls -A "$small") == out ]] || fail "left in the small tmpfs: $(ls -A "$small")"
     rmg sort "$SHM/few.u32" -t u32 -o "$small/out" "${CPU[@]}" --stats "$SHM/stats.json"
     expect_rc 0
-    check_ref --raw u32 4 0 "$small/out" - "$SHM/few.u32"
+    pipeline_ref_agrees --raw u32 4 0 "$small/out" - "$SHM/few.u32"
     expect_reserved "$SHM/stats.json" 4000
     end
 fi

@@ -73,25 +73,26 @@ inline std::string disk_directory() {
 
 inline std::string memory_directory() { return "/dev/shm"; }
 
-// A tmpfs of SIZE (mount's size=, e.g. "1m") on a fresh directory under disk_directory(), unmounted
-// at the end of the test: a small file system to fill. Mounting needs root; mounted() says whether
-// it is up and why_not() why not (for GTEST_SKIP).
-class SmallTmpfs {
+// A file system of TYPE mounted with DATA (mount(2)'s options) on a fresh directory under
+// disk_directory(), unmounted at the end of the test. Mounting needs root; mounted() says whether it
+// is up and why_not() why not (for GTEST_SKIP).
+class TestMount {
  public:
-  explicit SmallTmpfs(const std::string& size) : dir_(disk_directory()) {
+  TestMount(const std::string& type, const std::string& data) : dir_(disk_directory()) {
     if (geteuid() != 0) {
-      why_not_ = "mounting a tmpfs needs root";
-    } else if (mount("rmgsort-test", dir_.path().c_str(), "tmpfs", 0, ("size=" + size).c_str()) != 0) {
-      why_not_ = std::string("cannot mount tmpfs: ") + std::strerror(errno);
+      why_not_ = "mounting " + type + " needs root";
+    } else if (mount("rmgsort-test", dir_.path().c_str(), type.c_str(), 0,
+                     data.empty() ? nullptr : data.c_str()) != 0) {
+      why_not_ = "cannot mount " + type + ": " + std::strerror(errno);
     } else {
       mounted_ = true;
     }
   }
-  ~SmallTmpfs() {
+  ~TestMount() {
     if (mounted_) umount2(dir_.path().c_str(), MNT_DETACH);  // before dir_ removes the directory
   }
-  SmallTmpfs(const SmallTmpfs&) = delete;
-  SmallTmpfs& operator=(const SmallTmpfs&) = delete;
+  TestMount(const TestMount&) = delete;
+  TestMount& operator=(const TestMount&) = delete;
   [[nodiscard]] bool mounted() const { return mounted_; }
   [[nodiscard]] const std::string& why_not() const { return why_not_; }
   [[nodiscard]] std::string file(const std::string& name) const { return dir_.file(name); }
@@ -100,6 +101,18 @@ class SmallTmpfs {
   TempDir dir_;
   bool mounted_ = false;
   std::string why_not_;
+};
+
+// A tmpfs of SIZE (mount's size=, e.g. "1m"): a small file system to fill.
+class SmallTmpfs : public TestMount {
+ public:
+  explicit SmallTmpfs(const std::string& size) : TestMount("tmpfs", "size=" + size) {}
+};
+
+// A ramfs: a memory file system without fallocate.
+class Ramfs : public TestMount {
+ public:
+  Ramfs() : TestMount("ramfs", "") {}
 };
 
 // Whether files in DIRECTORY can be read with O_DIRECT and 4096-byte alignment: probed, not assumed.

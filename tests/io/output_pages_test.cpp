@@ -210,12 +210,10 @@ TEST(OutputPages, ReserveWhileAllocatesEveryPageOfTheRecordsBesideTheWork) {
 
 // On ramfs, which has no fallocate, the pages are populated instead, and hold what is stored.
 TEST(OutputPages, ReserveWhileOnAFileSystemWithoutFallocatePopulates) {
-  if (geteuid() != 0) GTEST_SKIP() << "mounting ramfs needs root";
-  test::TempDir dir(test::disk_directory());
-  if (::mount("rmgsort-test", dir.path().c_str(), "ramfs", 0, nullptr) != 0)
-    GTEST_SKIP() << "cannot mount ramfs: " << std::strerror(errno);
+  const test::Ramfs ramfs;
+  if (!ramfs.mounted()) GTEST_SKIP() << ramfs.why_not();
   {
-    const std::string path = dir.file("out");
+    const std::string path = ramfs.file("out");
     const int fd = create_file(path);
     EXPECT_NE(::fallocate(fd, 0, 0, 4096), 0) << "ramfs has fallocate now: this test no longer covers the fallback";
     const std::uint64_t bytes = 70 * kMiB;
@@ -230,7 +228,6 @@ TEST(OutputPages, ReserveWhileOnAFileSystemWithoutFallocatePopulates) {
     EXPECT_EQ(test::read_plain_file(path), std::vector<std::byte>(bytes, std::byte{0x3c}));
     close(fd);
   }
-  ::umount2(dir.path().c_str(), MNT_DETACH);
 }
 
 // A reservation the file system cannot hold names the output, before anything stores into it

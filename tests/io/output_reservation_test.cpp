@@ -7,7 +7,6 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
-#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -178,17 +177,12 @@ TEST(OutputReservation, AFileSizeLimitOnlyStopsIt) {
 
 // ramfs, the other memory file system, has no fallocate: no reservation, the writes allocate.
 TEST(OutputReservation, NoneOnRamfs) {
-  if (geteuid() != 0) GTEST_SKIP() << "mounting ramfs needs root";
-  test::TempDir dir(test::disk_directory());
-  if (::mount("rmgsort-test", dir.path().c_str(), "ramfs", 0, nullptr) != 0)
-    GTEST_SKIP() << "cannot mount ramfs: " << std::strerror(errno);
-  {
-    const std::string path = dir.file("out");
-    const int fd = create_file(path);
-    EXPECT_EQ(OutputReservation::start(fd, path, 0, 8 * kMiB), nullptr);
-    close(fd);
-  }
-  ::umount2(dir.path().c_str(), MNT_DETACH);
+  const test::Ramfs ramfs;
+  if (!ramfs.mounted()) GTEST_SKIP() << ramfs.why_not();
+  const std::string path = ramfs.file("out");
+  const int fd = create_file(path);
+  EXPECT_EQ(OutputReservation::start(fd, path, 0, 8 * kMiB), nullptr);
+  close(fd);
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <regex>
 #include <thread>
@@ -125,27 +126,38 @@ TEST(StatsOutputFullDeviceTest, StatisticsThatCannotBeWrittenAreNotTriedAgain) {
   EXPECT_NO_THROW(stats.write_failure(Json{{"status", "error"}}));
 }
 
+// Runs RUN in a child process with the cleanup handlers installed (SIGNAL's default action restored
+// first: a handled signal inherited ignored stays ignored), and returns the signal that ended the
+// child: -1 when it exited, -2 when it could not be run.
+int signal_ending_child(int signal_number, const std::function<void()>& run) {
+  std::fflush(nullptr);
+  const pid_t child = fork();
+  if (child < 0) return -2;
+  if (child == 0) {
+    signal(signal_number, SIG_DFL);
+    install_cleanup_signal_handlers();
+    run();
+    _exit(0);
+  }
+  int status = 0;
+  if (waitpid(child, &status, 0) != child) return -2;
+  return WIFSIGNALED(status) ? WTERMSIG(status) : -1;
+}
+
 // A signal after the statistics' rename but before the outputs' (the run has not succeeded): the
 // handler's statistics replace the committed ones. After settle() (the outputs in place), they stay.
 TEST_F(StatsOutputTest, ASignalBeforeSettleReplacesCommittedStatistics) {
   for (const bool settled : {false, true}) {
     SCOPED_TRACE(settled ? "settled" : "committed only");
-    std::fflush(nullptr);
-    const pid_t child = fork();
-    ASSERT_GE(child, 0);
-    if (child == 0) {
-      signal(SIGTERM, SIG_DFL);
-      install_cleanup_signal_handlers();
-      StatsOutput stats(path_, "sort", "0.0", RunStart{});
-      stats.prepare(Json{{"status", "ok"}});
-      stats.commit();
-      if (settled) stats.settle();
-      raise(SIGTERM);
-      _exit(0);
-    }
-    int status = 0;
-    ASSERT_EQ(waitpid(child, &status, 0), child);
-    EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+    EXPECT_EQ(signal_ending_child(SIGTERM,
+                                  [&] {
+                                    StatsOutput stats(path_, "sort", "0.0", RunStart{});
+                                    stats.prepare(Json{{"status", "ok"}});
+                                    stats.commit();
+                                    if (settled) stats.settle();
+                                    raise(SIGTERM);
+                                  }),
+              SIGTERM);
     const std::string written = contents(path_);
     if (settled) {
       EXPECT_EQ(written, "{\"status\":\"ok\"}\n");
@@ -165,19 +177,12 @@ TEST_F(StatsOutputTest, ASignalRightAfterCreationFindsTheStatisticsArmed) {
   for (const bool old_file : {false, true}) {
     SCOPED_TRACE(old_file ? "over an old file" : "no file before");
     if (old_file) std::ofstream(path_) << "OLD";
-    std::fflush(nullptr);
-    const pid_t child = fork();
-    ASSERT_GE(child, 0);
-    if (child == 0) {
-      signal(SIGHUP, SIG_DFL);
-      install_cleanup_signal_handlers();
-      StatsOutput stats(path_, "merge", "0.0", RunStart{});
-      raise(SIGHUP);
-      _exit(0);
-    }
-    int status = 0;
-    ASSERT_EQ(waitpid(child, &status, 0), child);
-    EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGHUP);
+    EXPECT_EQ(signal_ending_child(SIGHUP,
+                                  [&] {
+                                    StatsOutput stats(path_, "merge", "0.0", RunStart{});
+                                    raise(SIGHUP);
+                                  }),
+              SIGHUP);
     const std::string written = contents(path_);
     EXPECT_NE(written.find("\"signal\":\"SIGHUP\""), std::string::npos) << written;
     EXPECT_NE(written.find("\"command\":\"merge\""), std::string::npos) << written;
@@ -220,20 +225,13 @@ TEST_F(StatsOutputTest, ASignalEndsARunWaitingToOpenAFifoWithNoReader) {
 // A failed run's statistics stay: a signal after them (a rank waiting for the others) does not
 // replace them by its own.
 TEST_F(StatsOutputTest, ASignalAfterTheFailureStatisticsLeavesThem) {
-  std::fflush(nullptr);
-  const pid_t child = fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    signal(SIGTERM, SIG_DFL);
-    install_cleanup_signal_handlers();
-    StatsOutput stats(path_, "sort", "0.0", RunStart{});
-    stats.write_failure(Json{{"status", "error"}, {"error", "the run's own"}});
-    raise(SIGTERM);
-    _exit(0);
-  }
-  int status = 0;
-  ASSERT_EQ(waitpid(child, &status, 0), child);
-  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+  EXPECT_EQ(signal_ending_child(SIGTERM,
+                                [&] {
+                                  StatsOutput stats(path_, "sort", "0.0", RunStart{});
+                                  stats.write_failure(Json{{"status", "error"}, {"error", "the run's own"}});
+                                  raise(SIGTERM);
+                                }),
+            SIGTERM);
   EXPECT_EQ(contents(path_), "{\"status\":\"error\",\"error\":\"the run's own\"}\n");
   EXPECT_EQ(entries(), 1) << "a temporary file is left";
 }
