@@ -1,6 +1,5 @@
 #include "sort/in_memory_sort.hpp"
 
-#include <tbb/global_control.h>
 #include <tbb/info.h>
 #include <tbb/task_arena.h>
 
@@ -29,9 +28,7 @@ SortedRound sort_beside_writer(SortEngine& engine, std::byte* records, std::uint
   if (!while_sorting || !run.output_reserved) return engine.sort(records, count, run.order);
   // Within --threads (the global limit, which an arena larger than it would only warn about on
   // standard error) and within the cores the writer's threads leave.
-  using tbb::global_control;
-  const int allowed = int(std::min<std::size_t>(std::size_t(tbb::this_task_arena::max_concurrency()),
-                                                global_control::active_value(global_control::max_allowed_parallelism)));
+  const int allowed = int(SortedPrefixWriter::sort_threads());
   const int writers = int(SortedPrefixWriter::threads_while_sorting());
   const int sorters = std::min(allowed, std::max(1, tbb::info::default_concurrency() - writers));
   tbb::task_arena arena(sorters);

@@ -11,15 +11,18 @@ namespace {
 
 // The mapped writes' threads while the sort runs on the threads of the current arena (within --threads).
 WriteOptions while_sorting() {
-  const std::size_t sort_threads =
-      std::min(std::size_t(tbb::this_task_arena::max_concurrency()),
-               tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism));
   WriteOptions options;
-  options.mapped_threads = unsigned(std::max<std::size_t>(1, sort_threads / prefix_writer_config::kCoresPerMappedThread));
+  options.mapped_threads =
+      std::max(1u, SortedPrefixWriter::sort_threads() / prefix_writer_config::kCoresPerMappedThread);
   return options;
 }
 
 }  // namespace
+
+unsigned SortedPrefixWriter::sort_threads() {
+  return unsigned(std::min(std::size_t(tbb::this_task_arena::max_concurrency()),
+                           tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism)));
+}
 
 unsigned SortedPrefixWriter::threads_while_sorting() { return while_sorting().mapped_threads; }
 

@@ -66,6 +66,8 @@ class SortedPrefixWriter {
   // left on device"), which stops the writer at the failing piece.
   void finish();
 
+  // The threads the sort may run on: the current arena's, within --threads (the global limit).
+  [[nodiscard]] static unsigned sort_threads();
   // The threads that write into a memory file system's mapping while the sort runs (elsewhere the
   // writes go through io_uring, from the writer's one thread).
   [[nodiscard]] static unsigned threads_while_sorting();

@@ -67,7 +67,8 @@ TEST(OutputReservation, OnlyARegularFileOnTmpfs) {
     EXPECT_EQ(OutputReservation::start(fd, "out", 0, 4096), nullptr) << "a disk file is written as usual";
     close(fd);
   }
-  if (!test::is_memory_file_system(test::memory_directory())) GTEST_SKIP() << "no tmpfs at " << test::memory_directory();
+  if (!test::is_memory_file_system(test::memory_directory()))
+    GTEST_SKIP() << "no tmpfs at " << test::memory_directory();
   test::TempDir memory(test::memory_directory());
   const int fd = create_file(memory.file("out"));
   EXPECT_EQ(OutputReservation::start(fd, "out", 0, 0), nullptr) << "nothing to reserve";
@@ -79,7 +80,8 @@ TEST(OutputReservation, OnlyARegularFileOnTmpfs) {
 // what they write is the file's; the pages past the written end are freed by release_unwritten()
 // (as --unique leaves them), and only those.
 TEST(OutputReservation, ReservesWithoutGrowingTheFileAndReleasesWhatWasNotWritten) {
-  if (!test::is_memory_file_system(test::memory_directory())) GTEST_SKIP() << "no tmpfs at " << test::memory_directory();
+  if (!test::is_memory_file_system(test::memory_directory()))
+    GTEST_SKIP() << "no tmpfs at " << test::memory_directory();
   test::TempDir dir(test::memory_directory());
   for (const std::uint64_t written : {150 * kMiB, 70 * kMiB + 8, std::uint64_t{0}}) {
     SCOPED_TRACE(std::to_string(written) + " bytes written");
@@ -102,7 +104,8 @@ TEST(OutputReservation, ReservesWithoutGrowingTheFileAndReleasesWhatWasNotWritte
     EXPECT_EQ(stat_of(fd).st_size, off_t(offset + written));
     EXPECT_GE(allocated_bytes(fd), offset + written);
     // (A tmpfs of huge pages allocates 2 MiB at a time.)
-    EXPECT_LT(allocated_bytes(fd), offset + written + (2 << 20) + 2 * 4096) << "what was reserved past the end is freed";
+    EXPECT_LT(allocated_bytes(fd), offset + written + (2 << 20) + 2 * 4096)
+        << "what was reserved past the end is freed";
     std::vector<std::byte> expected(offset + written, std::byte{0x5a});
     std::fill(expected.begin(), expected.begin() + std::ptrdiff_t(offset), std::byte{0x93});
     EXPECT_EQ(test::read_plain_file(path), expected);
@@ -114,7 +117,8 @@ TEST(OutputReservation, ReservesWithoutGrowingTheFileAndReleasesWhatWasNotWritte
 // Writes while it reserves land as written; a reservation dropped before it ends (an error path)
 // leaves the file as the writes left it.
 TEST(OutputReservation, WritesBesideTheReservationAreTheFiles) {
-  if (!test::is_memory_file_system(test::memory_directory())) GTEST_SKIP() << "no tmpfs at " << test::memory_directory();
+  if (!test::is_memory_file_system(test::memory_directory()))
+    GTEST_SKIP() << "no tmpfs at " << test::memory_directory();
   test::TempDir dir(test::memory_directory());
   const std::string path = dir.file("out");
   const int fd = create_file(path);
@@ -151,7 +155,8 @@ TEST(OutputReservation, AFullFileSystemOnlyStopsIt) {
 // Under `ulimit -f` below the output's end: fallocate refuses (EFBIG), the reservation stops by
 // itself; SIGXFSZ, which the run ignores, is ignored here too.
 TEST(OutputReservation, AFileSizeLimitOnlyStopsIt) {
-  if (!test::is_memory_file_system(test::memory_directory())) GTEST_SKIP() << "no tmpfs at " << test::memory_directory();
+  if (!test::is_memory_file_system(test::memory_directory()))
+    GTEST_SKIP() << "no tmpfs at " << test::memory_directory();
   test::TempDir dir(test::memory_directory());
   const int fd = create_file(dir.file("out"));
   std::fflush(nullptr);
