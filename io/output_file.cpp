@@ -280,6 +280,7 @@ void OutputFile::link_into_place() {
   // A new output takes its name directly, so that nothing else ever appears in the directory.
   if (linkat(AT_FDCWD, source.c_str(), dir, name_.c_str(), AT_SYMLINK_FOLLOW) == 0) return;
   if (errno != EEXIST) throw_errno(path_, "cannot link the new output into its directory");
+  sync_before_replacing();
   // An existing output is replaced in one step: the file takes a fresh name beside it, renamed over
   // it. The name is registered for the signal handlers before it exists, as a signal may reach any
   // thread; linkat fails on EEXIST rather than reuse a name another process made.
@@ -300,6 +301,15 @@ void OutputFile::link_into_place() {
   throw_errno(path_, "cannot link the new output into its directory", EEXIST);
 }
 
+void OutputFile::sync_before_replacing() {
+  // The data first, then the name: without the wait, a crash soon after the rename may leave the
+  // name on a file whose blocks were never written (XFS; ext4 mounted noauto_da_alloc), and a sort
+  // in place would have lost its input. A write error the file system deferred to write-back (EIO;
+  // ENOSPC on NFS or thin storage) surfaces here, while the existing output is still whole.
+  if (fdatasync(kept_.get()) != 0)
+    throw_errno(path_, "write failed (making the new output durable before it replaces the existing one)");
+}
+
 void OutputFile::commit() {
   RMGSORT_EXPECTS(!committed_, "OutputFile::commit twice");
   finish_writing();
@@ -308,6 +318,8 @@ void OutputFile::commit() {
     kept_.reset();
     directory_.reset();
   } else if (!temp_path_.empty()) {
+    struct stat existing {};
+    if (lstat(target_.c_str(), &existing) == 0) sync_before_replacing();
     if (rename(temp_path_.c_str(), target_.c_str()) != 0) {
       throw_errno(path_, "cannot rename the temporary file " + temp_path_ + " into place");
     }
@@ -351,12 +363,15 @@ std::optional<OutputFile::SignalCommit> OutputFile::signal_commit() const {
 bool OutputFile::commit_in_signal_handler(const SignalCommit& recipe) noexcept {
   switch (recipe.staging) {
     case Staging::in_place: return true;
-    case Staging::named: return rename(recipe.from, recipe.to) == 0;
+    case Staging::named:
+      // As commit(): an existing output is replaced only by data on the disk.
+      if (access(recipe.to, F_OK) == 0 && fdatasync(recipe.fd) != 0) return false;
+      return rename(recipe.from, recipe.to) == 0;
     case Staging::anonymous:
       // As link_into_place(): a new output takes its name directly; an existing one is replaced by
       // the spare name renamed over it.
       if (linkat(AT_FDCWD, recipe.source, recipe.directory, recipe.name, AT_SYMLINK_FOLLOW) == 0) return true;
-      if (errno != EEXIST) return false;
+      if (errno != EEXIST || fdatasync(recipe.fd) != 0) return false;
       if (linkat(AT_FDCWD, recipe.source, recipe.directory, recipe.spare, AT_SYMLINK_FOLLOW) != 0) return false;
       if (renameat(recipe.directory, recipe.spare, recipe.directory, recipe.name) == 0) return true;
       (void)unlinkat(recipe.directory, recipe.spare, 0);

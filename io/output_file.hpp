@@ -110,8 +110,10 @@ class OutputFile {
   void finish_writing();
   // finish_writing(), then gives the file the output's name (see the top of this file); from then on
   // an existing output has been replaced. Should that fail, the error names PATH, the existing output
-  // is intact and nothing is left in the directory. No fsync: the output is as durable as any file a
-  // program writes. For standard output, only marks the output committed.
+  // is intact and nothing is left in the directory. An existing file is replaced only once the new
+  // one's data is on its disk (fdatasync), so that a crash cannot leave its name on unwritten blocks;
+  // a new output's name gets no such wait (a crash could cost only the new file). For standard
+  // output, only marks the output committed.
   void commit();
   // Closes (and for the named fallback unlinks) the staged file now, or cuts standard output back
   // (what the destructor does).
@@ -124,6 +126,9 @@ class OutputFile {
   [[nodiscard]] bool stage_anonymous(const std::string& directory, const std::string& name);
   void stage_named(const std::string& directory, const std::string& name);
   void link_into_place();
+  // fdatasync of the staged file, whose existing output the caller is about to replace; throws
+  // "write failed" naming the output when the data did not reach its disk.
+  void sync_before_replacing();
   // Throws the creation's failure (errno) naming the output, the target of a link, and DIRECTORY
   // where it is missing.
   [[noreturn]] void throw_cannot_create(const std::string& directory) const;

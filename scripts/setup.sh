@@ -7,6 +7,7 @@ set -euo pipefail
 packages=(cmake ninja-build g++ pkg-config libtbb-dev liburing-dev libnuma-dev libcli11-dev libgtest-dev
           nlohmann-json3-dev  # the --stats JSON writer (header-only)
           time  # /usr/bin/time: the spill tests measure peak memory with it
+          strace  # the durable-replacement test watches the order of fdatasync and rename with it
           python3-numpy  # numpy: the records tests' independent reference
           help2man  # the man page, generated from --help (without it the build leaves the page out)
           openmpi-bin libopenmpi-dev)  # sort --distributed and its tests (mpirun)
