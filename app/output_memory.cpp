@@ -13,12 +13,13 @@ OutputMemory output_memory_for(const SortPlan& plan, const InputSequence& input,
   // After the .npy header, whose length does not depend on the count (npy_output_headers.hpp).
   const std::uint64_t offset = formats.array ? npy_header_for(*formats.array, count).size() : 0;
   const bool written_while_sorting = plan.path == SortPath::in_memory && plan.engine->hands_prefixes() && !run.verify;
-  // The keys' own memory and the output's pages at once: twice the input, within --host-memory.
-  const bool fits_twice = input.size() <= plan.memory.limit / 2;
-  if (written_while_sorting && fits_twice && threads >= output_memory_config::kMinThreadsToSortBeside)
+  // The output's pages beside everything the plan holds (the keys' own memory, the sort's scratch),
+  // within --host-memory.
+  const bool fits_beside = plan.memory.peak() + input.size() <= plan.memory.limit;
+  if (written_while_sorting && fits_beside && threads >= output_memory_config::kMinThreadsToSortBeside)
     memory.reservation = OutputReservation::start(run.output_fd, run.output_name, offset, input.size());
-  else
-    memory.pages = OutputPages::open(run.output_fd, run.output_name, offset, input.size());
+  // Not reserved (a ramfs, no thread to be had): the keys' home is the pages, as on fewer threads.
+  if (!memory.reservation) memory.pages = OutputPages::open(run.output_fd, run.output_name, offset, input.size());
   return memory;
 }
 

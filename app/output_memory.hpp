@@ -42,8 +42,9 @@ struct OutputMemory {
 // output's file, which others hold open: a write into it under the sort would break the sort (a
 // hang or a crash), a truncation raise SIGBUS, and a run killed mid-sort would leave its keys
 // unsorted there. Bare keys that the CPU sorts in memory and would write while sorting (no --verify)
-// get a reservation instead, from kMinThreadsToSortBeside threads on, when twice their bytes are
-// within the plan's --host-memory.
+// get a reservation instead, from kMinThreadsToSortBeside threads on, when the output's pages fit
+// beside the plan's peak within --host-memory, and the output is on a tmpfs (not ramfs) where a
+// thread could be started to reserve them.
 [[nodiscard]] OutputMemory output_memory_for(const SortPlan& plan, const InputSequence& input, const OutputFile* output,
                                              const NpyOutputFormats& formats, const SortRun& run, unsigned threads);
 

@@ -1,7 +1,7 @@
 // What a sort in memory does with an output on tmpfs (app/output_memory.hpp): the CPU's bare keys
 // without --verify are written while sorted into pages reserved beside the sort from
-// kMinThreadsToSortBeside threads on, within --host-memory twice over, and sorted in the output's own
-// pages on fewer threads or less memory; with --verify,
+// kMinThreadsToSortBeside threads on, within --host-memory beside the plan's peak, and sorted in the
+// output's own pages on fewer threads, less memory or a ramfs; with --verify,
 // or records sorted as pairs, always in the pages; a disk output or --index-output gets neither.
 #include "app/output_memory.hpp"
 
@@ -83,15 +83,28 @@ TEST_F(OutputMemoryTest, BareKeysOnManyThreadsAreReservedBesideTheSortOnFewSorte
   EXPECT_TRUE(few.pages);
 }
 
-// Reserved, the keys are in memory twice (their own and the output's pages): only within --host-memory.
+// Reserved, the keys are in memory twice (their own and the output's pages), beside the sort's
+// scratch: only within --host-memory.
 TEST_F(OutputMemoryTest, KeysThatFitTheHostMemoryOnlyOnceAreSortedInThePages) {
   const RecordLayout u64 = RecordLayout::bare_key(KeyType::u64);
   const std::uint64_t bytes = 128 << 20;  // (the plan in memory needs the sort's buffers beside the keys)
-  const Choice twice = choose(u64, 64, false, dir_->path(), false, 2 * bytes, bytes);
-  EXPECT_TRUE(twice.reservation);
-  const Choice once = choose(u64, 64, false, dir_->path(), false, 2 * bytes - 1, bytes);
-  EXPECT_FALSE(once.reservation);
-  EXPECT_TRUE(once.pages);
+  const std::uint64_t held = cpu_plan(u64, bytes / 8, std::uint64_t{1} << 40).memory.peak() + bytes;
+  ASSERT_GT(held, 2 * bytes) << "the plan's peak holds the sort's scratch beside the keys";
+  const Choice fits = choose(u64, 64, false, dir_->path(), false, held, bytes);
+  EXPECT_TRUE(fits.reservation);
+  const Choice short_by_one = choose(u64, 64, false, dir_->path(), false, held - 1, bytes);
+  EXPECT_FALSE(short_by_one.reservation);
+  EXPECT_TRUE(short_by_one.pages);
+}
+
+// A memory file system without fallocate (ramfs) gets no reservation: its keys sort in its pages.
+TEST_F(OutputMemoryTest, KeysIntoARamfsAreSortedInItsPagesOnAnyNumberOfThreads) {
+  const test::Ramfs ramfs;
+  if (!ramfs.mounted()) GTEST_SKIP() << ramfs.why_not();
+  const std::string directory = std::filesystem::path(ramfs.file("x")).parent_path();
+  const Choice many = choose(RecordLayout::bare_key(KeyType::u64), 64, false, directory);
+  EXPECT_FALSE(many.reservation);
+  EXPECT_TRUE(many.pages);
 }
 
 TEST_F(OutputMemoryTest, VerifiedKeysAndPairsAreSortedInThePagesOnAnyNumberOfThreads) {
