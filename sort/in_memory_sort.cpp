@@ -93,22 +93,26 @@ SortOutcome sort_in_memory(SortEngine& engine, KeysInMemory& keys, const SortRun
     outcome.times.verify = phase.lap();
     if (!outcome.verify_failure.empty()) return outcome;
   }
-  if (run.unique) {  // (timed with the write)
-    UniqueFilter unique(layout, run.order);
-    sorted = unique.keep_firsts(sorted);
-    outcome.duplicates_dropped = unique.dropped();
-  }
-  if (in_output) {
-    keys.output_pages->finish(sorted.records.size());  // (fewer bytes: --unique)
-  } else if (run.output_fd >= 0) {
-    progress.phase("writing " + run.output_name, 0);
-    write_file(run.output_fd, run.output_name, sorted.records.data(), sorted.records.size(), WriteOptions{});
-  }
-  if (run.index_fd >= 0) {
-    progress.phase("writing " + run.index_name, 0);
-    const auto positions = std::as_bytes(sorted.positions);
-    write_file(run.index_fd, run.index_name, positions.data(), positions.size(), WriteOptions{});
-  }
+  // The keys' page-locking (the GPUs') is released beside what is left to do with them, before
+  // their memory is unmapped or freed: an unmapping or a cut under the registration would leave the
+  // pages held until the run ends.
+  engine.unpin_while([&] {
+    if (run.unique) {  // (timed with the write)
+      UniqueFilter unique(layout, run.order);
+      sorted = unique.keep_firsts(sorted);
+      outcome.duplicates_dropped = unique.dropped();
+    }
+    if (!in_output && run.output_fd >= 0) {
+      progress.phase("writing " + run.output_name, 0);
+      write_file(run.output_fd, run.output_name, sorted.records.data(), sorted.records.size(), WriteOptions{});
+    }
+    if (run.index_fd >= 0) {
+      progress.phase("writing " + run.index_name, 0);
+      const auto positions = std::as_bytes(sorted.positions);
+      write_file(run.index_fd, run.index_name, positions.data(), positions.size(), WriteOptions{});
+    }
+  });
+  if (in_output) keys.output_pages->finish(sorted.records.size());  // (fewer bytes: --unique)
   outcome.times.write = phase.lap();  // in the output's pages: --unique and the unmapping
   return outcome;
 }

@@ -259,6 +259,10 @@ if [[ ${gpus_present:-0} -gt 0 ]]; then
     pipeline_ref_agrees "${desc[@]}" --raw f64 8 0 "$SHM/out" - "$SHM/keys.f64"
     expect_in_pages "$SHM/stats.json" True
     [[ $(stat_of "$SHM/stats.json" engine) == gpu ]] || fail "stats: engine $(stat_of "$SHM/stats.json" engine)"
+    # Released beside the write's end, before the pages were unmapped (not at the run's end).
+    "$PY" -c 'import json,sys; l = json.load(open(sys.argv[1]))["gpu"]["host_page_locking"]
+sys.exit(0 if l and l["bytes"] > 0 and l["release_seconds"] > 0 else 1)' "$SHM/stats.json" ||
+      fail "stats: the page-locking was not released before the unmapping: $(head -c 600 "$SHM/stats.json")"
     end
   done
   begin "--gpus 0, u64 keys, --verify, .npy: in the output's pages, checked"
