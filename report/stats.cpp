@@ -150,7 +150,8 @@ void StatsOutput::write_file(const Json& json) {
   if (!file_ || file_->staging() == OutputFile::Staging::in_place) disarm_signals();
   const std::string line = json_line(json) + '\n';
   const auto* bytes = reinterpret_cast<const std::byte*>(line.data());
-  if (!file_) descriptor_written_ = true;  // even in part: a second object after it would not parse
+  // Even in part: a second object after it would not parse.
+  if (!file_ || file_->staging() == OutputFile::Staging::in_place) written_in_place_ = true;
   try {
     if (file_) {
       write_all(file_->fd(), path_, bytes, line.size());
@@ -185,8 +186,10 @@ void StatsOutput::settle() {
 }
 
 void StatsOutput::write_failure(const Json& json) {
-  if (path_.empty() || failed_ || (descriptor_ >= 0 && descriptor_written_)) return;
-  if (descriptor_ < 0) {
+  if (path_.empty() || failed_ || written_in_place_) return;
+  // A FIFO or a device keeps its descriptor: closed, a FIFO's reader would take the close for the
+  // end, and the open again would wait for a reader that never comes.
+  if (descriptor_ < 0 && file_->staging() != OutputFile::Staging::in_place) {
     file_.reset();  // its temporary file goes (a committed one stays, to be replaced by the rename)
     try {
       file_.emplace(OutputFile::create(path_));

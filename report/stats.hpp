@@ -99,7 +99,9 @@ class StatsOutput {
   std::optional<OutputFile> signal_file_;   // armed into a file: the handler's own staged file
   bool armed_ = false;
   int descriptor_ = -1;            // written in place: STDOUT_FILENO ("-") or STDERR_FILENO; -1 for a file
-  bool descriptor_written_ = false;  // prepare() or write_failure() began writing there
+  // prepare() or write_failure() began writing to the descriptor, or to the FIFO or device written
+  // in place: nothing can be taken back there.
+  bool written_in_place_ = false;
   bool failed_ = false;              // writing or committing the statistics threw
 };
 

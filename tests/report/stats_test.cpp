@@ -6,6 +6,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -17,6 +18,7 @@
 #include <fstream>
 #include <functional>
 #include <iterator>
+#include <optional>
 #include <regex>
 #include <thread>
 #include <vector>
@@ -220,6 +222,30 @@ TEST_F(StatsOutputTest, ASignalEndsARunWaitingToOpenAFifoWithNoReader) {
     FAIL() << "SIGTERM did not end a run waiting for the FIFO's reader";
   }
   EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+}
+
+// A failed run's statistics go to a FIFO through the descriptor that opened it: closed, its reader
+// would take the close for the end, and an open again would wait for a reader that never comes. The
+// FIFO is watched (inotify): no second open.
+TEST_F(StatsOutputTest, AFailedRunsStatisticsGoToAFifoWithoutAnotherOpen) {
+  const std::string fifo = dir_ + "/stats.fifo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  const int reader = open(fifo.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  ASSERT_GE(reader, 0);
+  std::optional<StatsOutput> stats(std::in_place, fifo, "sort", "0.0", RunStart{});
+  const int watch = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+  ASSERT_GE(watch, 0);
+  ASSERT_GE(inotify_add_watch(watch, fifo.c_str(), IN_OPEN), 0);
+  stats->write_failure(Json{{"status", "error"}});
+  stats.reset();
+  alignas(inotify_event) char events[4096];
+  const ssize_t got = read(watch, events, sizeof events);
+  EXPECT_TRUE(got < 0 && errno == EAGAIN) << "the FIFO was opened again";
+  char text[256] = {};
+  EXPECT_EQ(read(reader, text, sizeof text - 1), ssize_t(std::strlen("{\"status\":\"error\"}\n")));
+  EXPECT_STREQ(text, "{\"status\":\"error\"}\n");
+  close(watch);
+  close(reader);
 }
 
 // A failed run's statistics stay: a signal after them (a rank waiting for the others) does not
