@@ -39,6 +39,11 @@ struct SortRun {
   // The output's pages are allocated ahead of its writes, beside the read and the sort
   // (io/output_reservation.hpp): a writer need not populate them itself.
   bool output_reserved = false;
+
+  // What a writer of BYTES of sorted records may reserve on its disk ahead of them: nothing under
+  // --unique, which keeps an unknown part of them (all of BYTES reserved would refuse a disk that
+  // holds what is kept: ENOSPC).
+  [[nodiscard]] std::uint64_t reservable(std::uint64_t bytes) const { return unique ? 0 : bytes; }
 };
 
 // The times of the phases after reading (which is timed by whoever reads).

@@ -33,7 +33,7 @@ SortedPrefixWriter::SortedPrefixWriter(const SortRun& run, const RecordLayout& l
       record_size_(layout.record_size),
       // Not write-behind: this thread waits for each piece, and buffered writes then copy inside
       // their submitting call (io/chunk_writer.hpp).
-      writer_(run.output_fd, run.output_name, while_sorting(), bytes, /*write_behind=*/false) {
+      writer_(run.output_fd, run.output_name, while_sorting(), run.reservable(bytes), /*write_behind=*/false) {
   if (run.unique) unique_.emplace(layout, run.order);
   // (--unique writes less than the input, at other offsets: nothing to populate ahead. Pages reserved
   // beside the sort need no populating: populated by this writer too, the same pages were allocated

@@ -36,9 +36,11 @@ class SortedSink {
   SortedSink(const SortRun& run, const RecordLayout& layout, std::uint64_t expected_records)
       : layout_(layout), order_check_(layout, run.order), verify_(run.verify), progress_(*run.progress) {
     if (run.unique) unique_.emplace(layout, run.order);
+    const std::uint64_t expected_bytes = expected_records * layout.record_size;
     if (run.output_fd >= 0)
-      records_.emplace(run.output_fd, run.output_name, WriteOptions{}, expected_records * layout.record_size);
-    if (run.index_fd >= 0) positions_.emplace(run.index_fd, run.index_name, WriteOptions{}, expected_records * 8);
+      records_.emplace(run.output_fd, run.output_name, WriteOptions{}, run.reservable(expected_bytes));
+    if (run.index_fd >= 0)
+      positions_.emplace(run.index_fd, run.index_name, WriteOptions{}, run.reservable(expected_records * 8));
   }
 
   // ROUND must stay unchanged until the next call or finish() returns (but by the sink: with

@@ -5,7 +5,8 @@
 # and spilled, several inputs; keys and records, both orders, NaNs (records: one key; bare floats:
 # one per bit pattern), -0.0 and +0.0 apart; --index-output the kept records' positions; a .npy
 # output's shape the count kept (its header written again at the end: refused, exit 2, on a pipe);
-# --stats records kept and duplicates dropped; --verify still checks the sort. The GPUs' paths
+# --stats records kept and duplicates dropped; --verify still checks the sort; an output disk that
+# holds only what is kept (in memory, spilled, merge: nothing reserved for the dropped). The GPUs' paths
 # (in memory and in rounds): tests/e2e/gpu_sort_test.sh.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -201,5 +202,35 @@ expect_rc 2
 expect_stderr "$U/appended.npy (standard output): --unique with .npy input" "is opened to append"
 expect_size "$U/appended.npy" 0
 end
+
+# A disk that holds what --unique keeps but not the input: nothing is reserved for the records that
+# --unique may drop (a reservation of the whole input failed with ENOSPC). A small ext4 image,
+# loop-mounted (root, a loop device and mkfs.ext4 needed).
+SMALL=$WORK/small-ext4
+mkdir -p "$SMALL"
+if [[ $(id -u) -eq 0 ]] && command -v mkfs.ext4 >/dev/null && truncate -s 4M "$WORK/small.img" &&
+  mkfs.ext4 -q -F "$WORK/small.img" >/dev/null 2>&1 && mount -o loop "$WORK/small.img" "$SMALL" 2>/dev/null; then
+  E2E_CLEANUP+=("umount -l '$SMALL'")
+  rmg generate -o "$U/many.u64" -t u64 --count 2000000 --dist bits:10 --seed 5  # 16 MB, 1024 values
+  "$RMGSORT" sort "$U/many.u64" -t u64 -o "$U/many-sorted.u64" "${CPU[@]}" 2>"$WORK/stderr" ||
+    { echo "setup failed"; exit 2; }
+  cp "$U/many-sorted.u64" "$U/many-sorted-2.u64"
+  for how in "in memory" "through spill files" "merge"; do
+    begin "sort -u of 16 MB with 1024 values ($how) onto a 4 MiB disk: fits, nothing reserved for the dropped"
+    rm -f "$SMALL/out"
+    case $how in
+      "in memory") rmg sort "$U/many.u64" -t u64 -u -o "$SMALL/out" "${CPU[@]}" ;;
+      "through spill files") rmg sort "$U/many.u64" -t u64 -u -o "$SMALL/out" "${CPU[@]}" --host-memory 8M -T "$U/temp" ;;
+      merge) rmg merge "$U/many-sorted.u64" "$U/many-sorted-2.u64" -t u64 -u -o "$SMALL/out" ;;
+    esac
+    expect_rc 0
+    expect_ref --unique --raw u64 8 0 "$SMALL/out" - "$U/many.u64"
+    expect_no_temp "$SMALL"
+    end
+  done
+else
+  begin "sort -u onto a small loop-mounted ext4"
+  skip "cannot mount a loop-mounted ext4 here (root, a loop device and mkfs.ext4 are needed)"
+fi
 
 summary
