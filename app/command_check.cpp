@@ -11,6 +11,7 @@
 
 #include "app/check_input.hpp"
 #include "app/commands.hpp"
+#include "app/separate_outputs.hpp"
 #include "core/error.hpp"
 #include "host/checksum.hpp"
 #include "host/key_format.hpp"
@@ -93,6 +94,8 @@ int run_check(const CheckOptions& options) {
     throw Error("check: FILE and --original cannot both be standard input");
   if ((options.file == "-" || options.original == "-") && hold_closed_standard_descriptors().input)
     throw Error("standard input is closed: give the file's name");
+  // One stream by two names ("-" and /dev/stdin, a FIFO twice): FILE would read it all, ORIGINAL nothing.
+  if (options.original) require_streams_named_once({options.file, *options.original});
   // Both are opened (and their headers read) before either's records are, so that a bad --original
   // is refused at once, and as FILE may be a FIFO whose writer waits for ORIGINAL to be open. A
   // character device is refused as "not a file of keys" when the options describe bare keys, else

@@ -188,6 +188,19 @@ expect_rc 2
 expect_stderr "trunc4001" "not a whole number"
 end
 
+begin "FILE and --original one stream by two names (a FIFO twice, - and /dev/stdin): exit 2, nothing read"
+mkfifo "$C/fifo"
+rmg check "$C/fifo" -t u64 --original "$C/fifo"  # (refused before either is opened: no writer needed)
+expect_rc 2
+expect_error_message
+expect_stderr "$C/fifo" "the same stream"
+keys u64 "$C/three" 1 2 3
+cat "$C/three" | "$RMGSORT" check - -t u64 --original /dev/stdin >"$WORK/stdout" 2>"$WORK/stderr"
+RC=$?
+expect_rc 2
+expect_stderr "/dev/stdin" "the same stream"
+end
+
 echo "== records: order, duplicate keys and the checksum against the reference"
 RECORD_FILES="$E2E_DIR/record_files.py"
 # records TYPE R K FILE VALUE...: writes records (see record_files.py write).
