@@ -168,7 +168,7 @@ void park_if_dying() noexcept {
 }
 
 // SIGBUS. Standard output's file, cut back by the handler of a terminating signal, may be mapped
-// (io/output_pages.hpp): another thread's next store into it raises SIGBUS. That thread waits here
+// (io/detail/mapped_output.hpp): another thread's next store into it raises SIGBUS. That thread waits here
 // for the handler to end the process by its own signal. Any other SIGBUS is what it always was: the
 // default action restored, the faulting store runs again and ends the process.
 extern "C" void wait_if_dying(int /*signal_number*/) {

@@ -12,6 +12,7 @@
 #include <exception>
 #include <mutex>
 #include <optional>
+#include <system_error>
 #include <thread>
 #include <utility>
 
@@ -102,7 +103,12 @@ double OutputPages::reserve_while(const std::function<void()>& work, unsigned th
   using Clock = std::chrono::steady_clock;
   Clock::time_point work_done;
   {
-    std::jthread allocating([&] { reserve_pieces(true); });
+    std::optional<std::jthread> allocating;
+    try {
+      allocating.emplace([&] { reserve_pieces(true); });
+    } catch (const std::system_error&) {
+      reserve_pieces(true);  // no thread to be had (a process limit): before the work, not beside it
+    }
     if (work) {
       try {
         work();
