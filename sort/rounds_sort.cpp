@@ -1,13 +1,13 @@
 #include "sort/rounds_sort.hpp"
 
 #include <condition_variable>
-#include <cstring>
 #include <exception>
 #include <mutex>
 #include <thread>
 #include <vector>
 
 #include "core/error.hpp"
+#include "host/move_down.hpp"
 #include "report/stopwatch.hpp"
 #include "sort/sorted_sink.hpp"
 
@@ -146,8 +146,10 @@ SortOutcome sort_in_memory_rounds(SortEngine& engine, KeysInMemory& keys, const 
     // --unique kept the round's first records at its front: they close up behind the rounds before,
     // below every round a sorter may still be writing.
     std::byte* const end_of_kept = pages->data() + kept_bytes;
-    if (written.records.data() != end_of_kept)
-      std::memmove(end_of_kept, written.records.data(), written.records.size());
+    if (written.records.data() != end_of_kept) {
+      const MovePiece kept{written.records.data(), written.records.size()};
+      move_down(end_of_kept, {&kept, 1});
+    }
     kept_bytes += written.records.size();
   };
   hooks.around_partition = [&](const std::function<void()>& partition) {

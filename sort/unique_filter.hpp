@@ -26,8 +26,8 @@ class UniqueFilter {
   // RECORDS[0, count) are the next records of the sorted sequence (the records of LAYOUT, following
   // every round given before): moves those that start a run of equal keys to the front, in order,
   // and POSITIONS[i] with record i when POSITIONS is not null; returns how many. In place, no memory
-  // beyond a word per 64 Ki records: each block of records is compacted in itself in parallel, then
-  // the blocks are moved together in order.
+  // beyond a word per 64 Ki records and move_down()'s scratch (host/move_down.hpp): each block of
+  // records is compacted in itself in parallel, then the blocks are moved together.
   [[nodiscard]] std::uint64_t keep_firsts(std::byte* records, std::uint64_t* positions, std::uint64_t count);
 
   // The same for a sorted round: its records kept, moved to its front, and their positions (when it

@@ -101,7 +101,7 @@ TEST(UniqueFilter, EveryLayoutBothOrdersAnyRounds) {
 }
 
 // More records than one block (64 Ki), so that blocks are compacted in parallel and moved together,
-// in rounds that cut blocks and runs anywhere.
+// in rounds that cut blocks and runs anywhere; records of 4, 8 and 16 bytes have copies of their own.
 TEST(UniqueFilter, ManyBlocksInParallel) {
   for (const RecordLayout& layout : {RecordLayout::bare_key(KeyType::u64), RecordLayout::bare_key(KeyType::f32),
                                      RecordLayout::of({KeyType::bytes, 10}, 100, 0),
@@ -110,6 +110,9 @@ TEST(UniqueFilter, ManyBlocksInParallel) {
     for (const auto& rounds : {std::vector<std::size_t>{1u << 30}, std::vector<std::size_t>{70001, 131072, 5}})
       expect_first_of_runs(records, layout, SortOrder::ascending, rounds);
   }
+  // 16 MiB of 16-byte records: the kept ones close up from every thread (host/move_down.hpp).
+  const RecordLayout pairs = RecordLayout::of({KeyType::u64, 8}, 16, 0);
+  expect_first_of_runs(random_records(pairs, 1 << 20, 12), pairs, SortOrder::descending, {1u << 30});
 }
 
 TEST(UniqueFilter, AllKeysEqualKeepTheFirstRecordOnly) {
