@@ -82,7 +82,8 @@ class InCoreEngine final : public SortEngine {
     if (tag_sorter_) return;
     unpin();  // first: a new range may share pages with the old one
     populate_pages(data, bytes, unsigned(tbb::this_task_arena::max_concurrency()));
-    pinned_ = PinnedRegistration(data, bytes);
+    // The first GPU's, as pin_while's: unpin_while() may release it from a thread of its own.
+    pinned_ = PinnedRegistration(data, bytes, plan_.gpus.front());
     pinned_range_ = {data, bytes};
   }
   // The registration runs on its own thread, from the first GPU's context: the read or the rounds'
