@@ -108,7 +108,7 @@ void move_serially(std::byte* destination, const PieceSequence& sequence, std::s
 // Bytes [FROM, TO) of SEQUENCE, whose shifts are below kWindowBytes, in groups (see the header).
 void move_in_groups(std::byte* destination, const PieceSequence& sequence, std::size_t from, std::size_t to,
                     std::size_t threads) {
-  std::size_t groups = threads == 1 ? 1 : std::min(threads * kGroupsPerThread, (to - from) / kMinGroupBytes);
+  std::size_t groups = std::min(threads * kGroupsPerThread, (to - from) / kMinGroupBytes);
   GroupPlan plan;
   // Fewer groups copy less aside: a boundary's copy is at most the shift there.
   for (; groups >= 2; groups /= 2) {

@@ -29,8 +29,9 @@ struct Block {
 
 // Moves BLOCK's records that start a run to its front, in order; returns how many. Record i is
 // compared with record i - 1 as it was: a write goes to a slot at or before the record being read,
-// and slot i - 1 is written at record i - 1 only, by itself (skipped), so it still holds record
-// i - 1 when record i is read. kSize: the records' size where the compiler should know it (0: not).
+// and slot i - 1 is written at record i - 1 only, by itself (skipped, or copied onto itself), so it
+// still holds record i - 1 when record i is read. kSize: the records' size where the compiler
+// should know it (0: not).
 template <std::size_t kSize, class Differs>
 std::uint64_t compact(const Block& block, const Differs& differs) {
   const std::size_t size = kSize != 0 ? kSize : block.size;
@@ -40,8 +41,9 @@ std::uint64_t compact(const Block& block, const Differs& differs) {
     const bool starts = i == block.begin ? block.first_starts : differs(records + (i - 1) * size, records + i * size);
     if constexpr (kSize != 0) {
       // Without a branch (a third of the records dropped at random mispredicts it): every record is
-      // copied to the next free slot, which only a record that starts a run keeps.
-      std::memcpy(records + out * size, records + i * size, size);
+      // copied to the next free slot, which only a record that starts a run keeps (memmove: the
+      // slot may be the record itself; inlined as memcpy is, the size being known).
+      std::memmove(records + out * size, records + i * size, size);
       if (block.positions != nullptr) block.positions[out] = block.positions[i];
       out += starts ? 1 : 0;
     } else {

@@ -31,7 +31,7 @@ class OutputMemoryTest : public testing::Test {
  protected:
   void SetUp() override {
     if (!test::is_memory_file_system(test::memory_directory()))
-    GTEST_SKIP() << "no tmpfs at " << test::memory_directory();
+      GTEST_SKIP() << "no tmpfs at " << test::memory_directory();
     dir_.emplace(test::memory_directory());
   }
 

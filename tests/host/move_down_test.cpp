@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 #include <random>
+#include <utility>
 #include <vector>
 
 namespace rmgsort {
@@ -23,8 +24,10 @@ std::vector<std::byte> numbered_bytes(std::size_t bytes) {
   return buffer;
 }
 
-// Where PIECES (offsets into a buffer) are, as pointers into BUFFER.
-std::vector<MovePiece> pieces_in(std::vector<std::byte>& buffer, const std::vector<std::pair<std::size_t, std::size_t>>& spans) {
+using Spans = std::vector<std::pair<std::size_t, std::size_t>>;  // (offset, bytes) in a buffer
+
+// Where SPANS are, as pieces of BUFFER.
+std::vector<MovePiece> pieces_in(std::vector<std::byte>& buffer, const Spans& spans) {
   std::vector<MovePiece> pieces;
   for (const auto& [offset, bytes] : spans) pieces.push_back({buffer.data() + offset, bytes});
   return pieces;
@@ -33,7 +36,7 @@ std::vector<MovePiece> pieces_in(std::vector<std::byte>& buffer, const std::vect
 // Moves SPANS (offset, bytes) of a numbered buffer of BYTES to DESTINATION on, with THREADS, and
 // expects what a loop of memmove gives.
 void expect_as_memmove(std::size_t bytes, std::size_t destination,
-                       const std::vector<std::pair<std::size_t, std::size_t>>& spans, int threads) {
+                       const Spans& spans, int threads) {
   std::vector<std::byte> expected = numbered_bytes(bytes);
   std::size_t total = 0;
   for (const auto& [offset, length] : spans) {
@@ -66,7 +69,7 @@ TEST(MoveDownTest, BlocksCompactedAsUniqueLeavesThem) {
   for (const std::size_t most_dropped : {std::size_t{64}, std::size_t{512 * 1024}}) {
     std::mt19937_64 random(most_dropped);
     constexpr std::size_t kBlock = 512 * 1024;
-    std::vector<std::pair<std::size_t, std::size_t>> spans;
+    Spans spans;
     for (std::size_t begin = 0; begin < 96 * kMiB; begin += kBlock) {
       const std::size_t dropped = random() % (most_dropped + 1) / 8 * 8;
       spans.emplace_back(begin, kBlock - dropped);
@@ -77,7 +80,7 @@ TEST(MoveDownTest, BlocksCompactedAsUniqueLeavesThem) {
 
 TEST(MoveDownTest, ShiftsGrowingPastTheWindowsThreshold) {
   // Gaps of 64 KiB between pieces of 1 MiB: the shift passes 1 MiB after 16 pieces, then grows.
-  std::vector<std::pair<std::size_t, std::size_t>> spans;
+  Spans spans;
   for (std::size_t begin = 4096; begin + kMiB <= 120 * kMiB; begin += kMiB + 64 * 1024) spans.emplace_back(begin, kMiB);
   expect_as_memmove(120 * kMiB, 0, spans, 8);
   expect_as_memmove(120 * kMiB, 0, spans, 3);
